@@ -49,6 +49,8 @@ typedef struct halo_host_interface_t {
   void (*object_retain)(halo_object_t* object);
   void (*object_release)(halo_object_t* object);
   halo_time_ns_t (*time_now_ns)(void);
+  /* An immortal status without allocation (see halo_status_from_code). */
+  halo_status_t (*status_from_code)(halo_status_code_t code);
   /* --- ABI 1.0 ends here. --- */
 } halo_host_interface_t;
 

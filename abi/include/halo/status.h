@@ -54,6 +54,11 @@ typedef struct halo_status_s* halo_status_t;
 HALO_API halo_status_t halo_status_create(halo_status_code_t code,
                                           const char* message);
 
+/* Returns an immortal status with |code| and the code's description as its
+ * message, without allocating: for hot paths such as a poll that misses. Free
+ * and clone accept it like any status. Returns NULL for HALO_STATUS_OK. */
+HALO_API halo_status_t halo_status_from_code(halo_status_code_t code);
+
 /* Like halo_status_create with a printf-style message. */
 HALO_API halo_status_t halo_status_format(halo_status_code_t code,
                                           const char* format, ...)

@@ -1,0 +1,166 @@
+#include "multi_wait.hpp"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <ctime>
+#include <vector>
+
+#include "check.hpp"
+#include "halo/device.h"
+
+namespace halo::loader {
+namespace {
+
+const halo_semaphore_vtable_t* semaphore_vtable(halo_semaphore_t* semaphore) {
+  return vtable_of<halo_semaphore_vtable_t>(semaphore);
+}
+
+// The device owning every semaphore, or NULL when they differ.
+halo_device_t* common_device(size_t count, halo_semaphore_t* const* semaphores) {
+  halo_device_t* device = semaphore_vtable(semaphores[0])->device(semaphores[0]);
+  for (size_t i = 1; i < count; ++i) {
+    if (semaphore_vtable(semaphores[i])->device(semaphores[i]) != device) {
+      return nullptr;
+    }
+  }
+  return device;
+}
+
+// Shared by the timepoint callbacks and the waiting thread.
+struct Waiter {
+  std::atomic<uint32_t> epoch{0};
+  std::atomic<size_t> reached{0};
+  std::atomic<halo_status_t> failure{nullptr};
+
+  static void on_timepoint(void* user_data, halo_timepoint_t*,
+                           halo_status_t status) {
+    auto* waiter = static_cast<Waiter*>(user_data);
+    if (status != nullptr) {
+      halo_status_t expected = nullptr;
+      if (!waiter->failure.compare_exchange_strong(expected, status)) {
+        halo_status_free(status);  // The first failure is reported.
+      }
+    } else {
+      waiter->reached.fetch_add(1, std::memory_order_acq_rel);
+    }
+    waiter->epoch.fetch_add(1, std::memory_order_release);
+    syscall(SYS_futex, &waiter->epoch, FUTEX_WAKE_PRIVATE, 1, nullptr,
+            nullptr, 0);
+  }
+};
+
+// Blocks while |word| == |expected|, until |deadline|. Returns false on
+// timeout.
+bool futex_wait_until(std::atomic<uint32_t>* word, uint32_t expected,
+                      halo_time_ns_t deadline) {
+  timespec absolute;
+  timespec* timeout = nullptr;
+  if (deadline != HALO_DEADLINE_INFINITE_FUTURE) {
+    if (deadline <= halo_time_now_ns()) return false;
+    absolute.tv_sec = deadline / 1000000000;
+    absolute.tv_nsec = deadline % 1000000000;
+    timeout = &absolute;
+  }
+  // FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline.
+  long result = syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, expected,
+                        timeout, nullptr, FUTEX_BITSET_MATCH_ANY);
+  return !(result == -1 && errno == ETIMEDOUT);
+}
+
+// Polls every pair without blocking or allocating. Returns OK when the mode is
+// met, a failure status, or DEADLINE_EXCEEDED to mean "not yet".
+halo_status_t poll_all(halo_wait_mode_t mode, size_t count,
+                       halo_semaphore_t* const* semaphores,
+                       const uint64_t* values) {
+  size_t reached = 0;
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t value = 0;
+    HALO_RETURN_IF_ERROR(semaphore_vtable(semaphores[i])->query(semaphores[i],
+                                                                &value));
+    if (value >= values[i]) {
+      if (mode == HALO_WAIT_MODE_ANY) return nullptr;
+      ++reached;
+    }
+  }
+  if (reached == count) return nullptr;
+  // A poll must not allocate, even to say "not yet".
+  return halo_status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
+}
+
+halo_status_t wait_through_timepoints(halo_wait_mode_t mode, size_t count,
+                                      halo_semaphore_t* const* semaphores,
+                                      const uint64_t* values,
+                                      halo_time_ns_t deadline) {
+  Waiter waiter;
+  std::vector<halo_timepoint_t> timepoints(count);
+  size_t registered = 0;
+  halo_status_t status = nullptr;
+  for (; registered < count; ++registered) {
+    halo_timepoint_t& timepoint = timepoints[registered];
+    timepoint.struct_size = sizeof(timepoint);
+    timepoint.value = values[registered];
+    timepoint.callback = &Waiter::on_timepoint;
+    timepoint.user_data = &waiter;
+    status = semaphore_vtable(semaphores[registered])
+                 ->acquire_timepoint(semaphores[registered], &timepoint);
+    if (status != nullptr) break;
+  }
+  const size_t needed = mode == HALO_WAIT_MODE_ANY ? 1 : count;
+  while (status == nullptr) {
+    const uint32_t epoch = waiter.epoch.load(std::memory_order_acquire);
+    if (waiter.failure.load(std::memory_order_acquire) != nullptr ||
+        waiter.reached.load(std::memory_order_acquire) >= needed) {
+      break;
+    }
+    if (!futex_wait_until(&waiter.epoch, epoch, deadline)) {
+      status = halo_status_create(HALO_STATUS_DEADLINE_EXCEEDED,
+                                  "halo_semaphores_wait: the deadline passed");
+    }
+  }
+  // After each cancel the callback has either finished or will never run, so
+  // |waiter| and |timepoints| may go once every one is cancelled.
+  for (size_t i = 0; i < registered; ++i) {
+    semaphore_vtable(semaphores[i])->cancel_timepoint(semaphores[i],
+                                                      &timepoints[i]);
+  }
+  halo_status_t failure = waiter.failure.exchange(nullptr);
+  if (failure != nullptr) {
+    halo_status_free(status);
+    return failure;
+  }
+  return status;
+}
+
+}  // namespace
+
+halo_status_t wait_semaphores(halo_wait_mode_t mode, size_t count,
+                              halo_semaphore_t* const* semaphores,
+                              const uint64_t* values, halo_time_ns_t deadline) {
+  if (count == 1) {
+    return semaphore_vtable(semaphores[0])->wait(semaphores[0], values[0],
+                                                 deadline);
+  }
+  halo_device_t* device = common_device(count, semaphores);
+  if (device != nullptr) {
+    return vtable_of<halo_device_vtable_t>(device)->wait_semaphores(
+        device, mode, count, semaphores, values, deadline);
+  }
+  halo_status_t status = poll_all(mode, count, semaphores, values);
+  if (halo_status_code(status) != HALO_STATUS_DEADLINE_EXCEEDED ||
+      deadline == HALO_DEADLINE_INFINITE_PAST) {
+    return status;
+  }
+  halo_status_free(status);
+  try {
+    return wait_through_timepoints(mode, count, semaphores, values, deadline);
+  } catch (const std::bad_alloc&) {
+    return halo_status_create(HALO_STATUS_RESOURCE_EXHAUSTED,
+                              "halo_semaphores_wait: out of memory");
+  }
+}
+
+}  // namespace halo::loader

@@ -1,0 +1,67 @@
+// Reference counting of every halo object, and the clock.
+//
+// All releases go through here (plugins use the host interface), so libhalo
+// sees when a driver dies and can drop the module that keeps its plugin
+// loaded.
+#include <atomic>
+#include <ctime>
+
+#include "halo/deadline.h"
+#include "halo/object.h"
+#include "plugin_module.hpp"
+
+namespace {
+
+std::atomic_ref<uint32_t> ref_count_of(halo_object_t* object) {
+  return std::atomic_ref<uint32_t>(object->ref_count);
+}
+
+}  // namespace
+
+extern "C" {
+
+void halo_object_retain(halo_object_t* object) {
+  if (object == nullptr) return;
+  ref_count_of(object).fetch_add(1, std::memory_order_relaxed);
+}
+
+void halo_object_release(halo_object_t* object) {
+  if (object == nullptr) return;
+  if (ref_count_of(object).fetch_sub(1, std::memory_order_acq_rel) != 1) {
+    return;
+  }
+  const halo_object_vtable_t* vtable = object->vtable;
+  const bool is_driver = vtable->type == HALO_OBJECT_TYPE_DRIVER;
+  vtable->destroy(object);
+  // The plugin's code has returned; only now may its library be unloaded.
+  if (is_driver) {
+    halo::loader::detach_module_from_driver(
+        reinterpret_cast<halo_driver_t*>(object));
+  }
+}
+
+halo_object_type_t halo_object_type(const halo_object_t* object) {
+  if (object == nullptr || object->vtable == nullptr) {
+    return HALO_OBJECT_TYPE_NONE;
+  }
+  return static_cast<halo_object_type_t>(object->vtable->type);
+}
+
+halo_time_ns_t halo_time_now_ns(void) {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<halo_time_ns_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+
+halo_time_ns_t halo_deadline_after_ns(int64_t timeout_ns) {
+  if (timeout_ns <= 0) {
+    return HALO_DEADLINE_INFINITE_PAST;
+  }
+  const halo_time_ns_t now = halo_time_now_ns();
+  if (timeout_ns >= HALO_DEADLINE_INFINITE_FUTURE - now) {
+    return HALO_DEADLINE_INFINITE_FUTURE;
+  }
+  return now + timeout_ns;
+}
+
+}  // extern "C"

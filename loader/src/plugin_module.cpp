@@ -1,0 +1,189 @@
+#include "plugin_module.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+
+#include "host_interface.hpp"
+#include "log.hpp"
+
+namespace halo::loader {
+namespace {
+
+// Drivers alive → the module that must stay loaded for them. Touched only
+// when a driver is created or destroyed, never on a hot path.
+std::mutex g_driver_modules_mutex;
+std::unordered_map<halo_driver_t*, std::shared_ptr<PluginModule>>&
+driver_modules() {
+  static auto* map =
+      new std::unordered_map<halo_driver_t*, std::shared_ptr<PluginModule>>();
+  return *map;
+}
+
+thread_local LoadErrorCapture* t_capture = nullptr;
+
+bool unload_disabled() {
+  const char* value = secure_getenv("HALO_DISABLE_UNLOAD");
+  return value != nullptr && value[0] != '\0' && std::strcmp(value, "0") != 0;
+}
+
+}  // namespace
+
+// A host interface that lives as long as the process, one per library path.
+struct InternedHost {
+  std::mutex name_mutex;
+  std::string name;
+  halo_host_interface_t host = {};
+
+  static void log(void* self, halo_log_level_t level, const char* message) {
+    auto* interned = static_cast<InternedHost*>(self);
+    if (message == nullptr) message = "";
+    if (level == HALO_LOG_LEVEL_ERROR) LoadErrorCapture::record(message);
+    if (!log_enabled(level)) return;
+    std::string name;
+    {
+      std::lock_guard<std::mutex> lock(interned->name_mutex);
+      name = interned->name;
+    }
+    log_message(level, "plugin %s: %s", name.c_str(), message);
+  }
+};
+
+namespace {
+
+InternedHost* intern_host(const std::string& library_path) {
+  static std::mutex mutex;
+  // Never destroyed: plugins may use their host interface until exit.
+  static auto* hosts =
+      new std::unordered_map<std::string, std::unique_ptr<InternedHost>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = (*hosts)[library_path];
+  if (!slot) {
+    slot = std::make_unique<InternedHost>();
+    slot->host = make_host_interface(slot.get(), &InternedHost::log);
+  }
+  return slot.get();
+}
+
+}  // namespace
+
+LoadErrorCapture::LoadErrorCapture() : previous_(t_capture) {
+  t_capture = this;
+}
+
+LoadErrorCapture::~LoadErrorCapture() { t_capture = previous_; }
+
+void LoadErrorCapture::record(const char* message) {
+  if (t_capture != nullptr) t_capture->last_error_ = message;
+}
+
+PluginModule::PluginModule(void* handle, const std::string& library_path)
+    : handle_(handle), host_(intern_host(library_path)) {}
+
+void PluginModule::set_name(const std::string& name) {
+  std::lock_guard<std::mutex> lock(host_->name_mutex);
+  host_->name = name;
+}
+
+PluginModule::~PluginModule() {
+  if (handle_ != nullptr && !unload_disabled()) dlclose(handle_);
+}
+
+std::shared_ptr<PluginModule> PluginModule::open(const std::string& path,
+                                                 halo_status_t* out_status) {
+  dlerror();
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* error = dlerror();
+    *out_status = halo_status_format(HALO_STATUS_UNAVAILABLE,
+                                     "dlopen(%s) failed: %s", path.c_str(),
+                                     error != nullptr ? error : "unknown");
+    return nullptr;
+  }
+  *out_status = nullptr;
+  return std::shared_ptr<PluginModule>(new PluginModule(handle, path));
+}
+
+halo_status_t PluginModule::query() {
+  dlerror();
+  void* symbol = dlsym(handle_, HALO_PLUGIN_QUERY_SYMBOL);
+  if (symbol == nullptr) {
+    return halo_status_create(HALO_STATUS_NOT_FOUND,
+                              "the library exports no " HALO_PLUGIN_QUERY_SYMBOL
+                              " symbol");
+  }
+  halo_plugin_query_params_t params = {};
+  params.struct_size = sizeof(params);
+  params.abi_version_min = HALO_MAKE_VERSION(HALO_ABI_VERSION_MAJOR, 0);
+  params.abi_version_max = HALO_ABI_VERSION;
+  params.host = &host_->host;
+  auto query_fn = reinterpret_cast<halo_plugin_query_fn_t>(symbol);
+  LoadErrorCapture capture;
+  const halo_plugin_descriptor_t* descriptor = query_fn(&params);
+  if (descriptor == nullptr) {
+    const std::string& error = capture.last_error();
+    return halo_status_format(
+        HALO_STATUS_FAILED_PRECONDITION,
+        HALO_PLUGIN_QUERY_SYMBOL " returned NULL%s%s",
+        error.empty() ? "" : ": ", error.c_str());
+  }
+  const uint32_t minimum = offsetof(halo_plugin_descriptor_t, create_driver) +
+                           sizeof(descriptor->create_driver);
+  if (descriptor->struct_size < minimum) {
+    return halo_status_format(HALO_STATUS_FAILED_PRECONDITION,
+                              "the plugin descriptor is %u bytes, smaller "
+                              "than ABI 1.0's %u",
+                              descriptor->struct_size, minimum);
+  }
+  if (HALO_VERSION_MAJOR(descriptor->abi_version) != HALO_ABI_VERSION_MAJOR) {
+    return halo_status_format(
+        HALO_STATUS_FAILED_PRECONDITION,
+        "the plugin speaks ABI %u.%u; this host speaks ABI %u.0 to %u.%u",
+        HALO_VERSION_MAJOR(descriptor->abi_version),
+        HALO_VERSION_MINOR(descriptor->abi_version), HALO_ABI_VERSION_MAJOR,
+        HALO_ABI_VERSION_MAJOR, HALO_ABI_VERSION_MINOR);
+  }
+  if (descriptor->name == nullptr || descriptor->name[0] == '\0' ||
+      descriptor->create_driver == nullptr) {
+    return halo_status_create(HALO_STATUS_FAILED_PRECONDITION,
+                              "the plugin descriptor lacks a name or "
+                              "create_driver");
+  }
+  descriptor_ = descriptor;
+  return nullptr;
+}
+
+halo_status_t PluginModule::create_driver(halo_driver_t** out_driver) {
+  *out_driver = nullptr;
+  halo_status_t status = descriptor_->create_driver(&host_->host, out_driver);
+  if (status != nullptr) {
+    return halo_status_annotate(status, "create_driver failed");
+  }
+  if (*out_driver == nullptr) {
+    return halo_status_create(HALO_STATUS_INTERNAL,
+                              "create_driver returned OK but no driver");
+  }
+  return nullptr;
+}
+
+void attach_module_to_driver(halo_driver_t* driver,
+                             std::shared_ptr<PluginModule> module) {
+  std::lock_guard<std::mutex> lock(g_driver_modules_mutex);
+  driver_modules()[driver] = std::move(module);
+}
+
+void detach_module_from_driver(halo_driver_t* driver) {
+  std::shared_ptr<PluginModule> module;
+  {
+    std::lock_guard<std::mutex> lock(g_driver_modules_mutex);
+    auto it = driver_modules().find(driver);
+    if (it == driver_modules().end()) return;
+    module = std::move(it->second);
+    driver_modules().erase(it);
+  }
+  // |module| is dropped here, outside the lock: dlclose may run.
+}
+
+}  // namespace halo::loader

@@ -1,0 +1,73 @@
+// One loaded plugin library: its dlopen handle and its descriptor. A module
+// stays loaded while the registry that loaded it or the plugin's driver lives
+// (DESIGN.md §6, "Unloading").
+//
+// The host interface a plugin receives is interned per library path and lives
+// for the whole process: two registries may load the same library (dlopen
+// returns one mapping), and a plugin keeps the interface it was given in a
+// global, so it must never dangle.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "halo/plugin.h"
+
+namespace halo::loader {
+
+class PluginModule {
+ public:
+  // dlopens |library_path|. On failure returns NULL and stores a status in
+  // |out_status| (UNAVAILABLE with dlerror's text).
+  static std::shared_ptr<PluginModule> open(const std::string& library_path,
+                                            halo_status_t* out_status);
+  ~PluginModule();
+  PluginModule(const PluginModule&) = delete;
+  PluginModule& operator=(const PluginModule&) = delete;
+
+  // Finds halo_plugin_query, calls it with this host's ABI range and checks
+  // the descriptor's major version. Returns a status saying why not.
+  halo_status_t query();
+
+  // Calls the descriptor's create_driver; on success the module is tied to
+  // the driver's lifetime. Returns a new reference in |out_driver|.
+  halo_status_t create_driver(halo_driver_t** out_driver);
+
+  const halo_plugin_descriptor_t* descriptor() const { return descriptor_; }
+  // Names the plugin in its log lines.
+  void set_name(const std::string& name);
+
+ private:
+  PluginModule(void* handle, const std::string& library_path);
+
+  void* handle_ = nullptr;
+  const halo_plugin_descriptor_t* descriptor_ = nullptr;
+  struct InternedHost* host_ = nullptr;
+};
+
+// While alive on a thread, collects the last error the plugin being loaded
+// logs there, so a skip reason can quote it.
+class LoadErrorCapture {
+ public:
+  LoadErrorCapture();
+  ~LoadErrorCapture();
+  LoadErrorCapture(const LoadErrorCapture&) = delete;
+  LoadErrorCapture& operator=(const LoadErrorCapture&) = delete;
+  const std::string& last_error() const { return last_error_; }
+  static void record(const char* message);
+
+ private:
+  LoadErrorCapture* previous_;
+  std::string last_error_;
+};
+
+// Keeps |module| loaded until |driver| is destroyed.
+void attach_module_to_driver(halo_driver_t* driver,
+                             std::shared_ptr<PluginModule> module);
+
+// Called with a driver whose last reference is gone, after its destroy ran:
+// drops the module reference attached to it.
+void detach_module_from_driver(halo_driver_t* driver);
+
+}  // namespace halo::loader

@@ -1,0 +1,193 @@
+// The registry's public C API.
+#include <cstring>
+#include <new>
+
+#include "check.hpp"
+#include "log.hpp"
+#include "registry.hpp"
+
+using halo::loader::copy_out;
+using halo::loader::null_argument;
+
+halo_registry_t::~halo_registry_t() {
+  for (auto& entry : drivers) {
+    halo_object_release(reinterpret_cast<halo_object_t*>(entry.driver));
+  }
+}
+
+namespace {
+
+halo_status_t check_registry(halo_registry_t* registry, const char* function) {
+  return registry == nullptr ? null_argument(function, "registry") : nullptr;
+}
+
+halo_status_t check_index(size_t index, size_t count, const char* function,
+                          const char* what) {
+  if (index < count) return nullptr;
+  return halo_status_format(HALO_STATUS_OUT_OF_RANGE,
+                            "%s: index %zu is past the %zu %s", function, index,
+                            count, what);
+}
+
+}  // namespace
+
+extern "C" {
+
+halo_status_t halo_registry_create(const halo_registry_options_t* options,
+                                   halo_registry_t** out_registry) {
+  static const char kFunction[] = "halo_registry_create";
+  if (out_registry == nullptr) return null_argument(kFunction, "out_registry");
+  *out_registry = nullptr;
+  halo_registry_options_t effective = {};
+  effective.struct_size = sizeof(effective);
+  if (options != nullptr) {
+    if (options->struct_size < sizeof(uint32_t) * 2) {
+      return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                                "%s: options->struct_size %u is too small",
+                                kFunction, options->struct_size);
+    }
+    std::memcpy(&effective, options,
+                options->struct_size < sizeof(effective) ? options->struct_size
+                                                         : sizeof(effective));
+    if (effective.plugin_path_count > 0 && effective.plugin_paths == nullptr) {
+      return null_argument(kFunction, "options->plugin_paths");
+    }
+    for (size_t i = 0; i < effective.plugin_path_count; ++i) {
+      if (effective.plugin_paths[i] == nullptr) {
+        return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                                  "%s: options->plugin_paths[%zu] is NULL",
+                                  kFunction, i);
+      }
+    }
+  }
+  halo::loader::refresh_log_level();
+  try {
+    auto* registry = new halo_registry_t();
+    halo::loader::scan_plugins(effective, registry);
+    *out_registry = registry;
+    return nullptr;
+  } catch (const std::bad_alloc&) {
+    return halo_status_format(HALO_STATUS_RESOURCE_EXHAUSTED,
+                              "%s: out of memory", kFunction);
+  } catch (const std::exception& error) {
+    return halo_status_format(HALO_STATUS_INTERNAL, "%s: %s", kFunction,
+                              error.what());
+  }
+}
+
+void halo_registry_release(halo_registry_t* registry) { delete registry; }
+
+halo_status_t halo_registry_plugin_count(halo_registry_t* registry,
+                                         size_t* out_count) {
+  static const char kFunction[] = "halo_registry_plugin_count";
+  HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
+  if (out_count == nullptr) return null_argument(kFunction, "out_count");
+  *out_count = registry->records.size();
+  return nullptr;
+}
+
+halo_status_t halo_registry_plugin_record(halo_registry_t* registry,
+                                          size_t index,
+                                          halo_plugin_record_t* out_record) {
+  static const char kFunction[] = "halo_registry_plugin_record";
+  HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
+  if (out_record == nullptr) return null_argument(kFunction, "out_record");
+  HALO_RETURN_IF_ERROR(
+      check_index(index, registry->records.size(), kFunction, "plugins"));
+  const auto& record = registry->records[index];
+  halo_plugin_record_t view = {};
+  view.struct_size = sizeof(view);
+  view.state = record.state;
+  view.name = record.name.c_str();
+  view.manifest_path = record.manifest_path.c_str();
+  view.library_path = record.library_path.c_str();
+  view.source = record.source.c_str();
+  view.abi_version = record.abi_version;
+  view.priority = record.priority;
+  view.skip_code = record.skip_code;
+  view.skip_reason = record.skip_reason.c_str();
+  return copy_out(view, out_record, kFunction);
+}
+
+halo_status_t halo_registry_driver_count(halo_registry_t* registry,
+                                         size_t* out_count) {
+  static const char kFunction[] = "halo_registry_driver_count";
+  HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
+  if (out_count == nullptr) return null_argument(kFunction, "out_count");
+  *out_count = registry->drivers.size();
+  return nullptr;
+}
+
+halo_status_t halo_registry_driver(halo_registry_t* registry, size_t index,
+                                   halo_driver_t** out_driver) {
+  static const char kFunction[] = "halo_registry_driver";
+  HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
+  if (out_driver == nullptr) return null_argument(kFunction, "out_driver");
+  *out_driver = nullptr;
+  HALO_RETURN_IF_ERROR(
+      check_index(index, registry->drivers.size(), kFunction, "drivers"));
+  *out_driver = registry->drivers[index].driver;
+  halo_driver_retain(*out_driver);
+  return nullptr;
+}
+
+halo_status_t halo_registry_find_driver(halo_registry_t* registry,
+                                        const char* name,
+                                        halo_driver_t** out_driver) {
+  static const char kFunction[] = "halo_registry_find_driver";
+  HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
+  if (name == nullptr) return null_argument(kFunction, "name");
+  if (out_driver == nullptr) return null_argument(kFunction, "out_driver");
+  *out_driver = nullptr;
+  for (const auto& entry : registry->drivers) {
+    if (entry.name == name) {
+      *out_driver = entry.driver;
+      halo_driver_retain(entry.driver);
+      return nullptr;
+    }
+  }
+  return halo_status_format(HALO_STATUS_NOT_FOUND,
+                            "%s: no loaded plugin is named '%s'", kFunction,
+                            name);
+}
+
+halo_status_t halo_registry_device_count(halo_registry_t* registry,
+                                         size_t* out_count) {
+  static const char kFunction[] = "halo_registry_device_count";
+  HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
+  if (out_count == nullptr) return null_argument(kFunction, "out_count");
+  *out_count = registry->devices.size();
+  return nullptr;
+}
+
+halo_status_t halo_registry_device_info(halo_registry_t* registry,
+                                        size_t index,
+                                        halo_device_info_t* out_info,
+                                        size_t* out_driver_index) {
+  static const char kFunction[] = "halo_registry_device_info";
+  HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
+  if (out_info == nullptr) return null_argument(kFunction, "out_info");
+  HALO_RETURN_IF_ERROR(
+      check_index(index, registry->devices.size(), kFunction, "devices"));
+  const auto& device = registry->devices[index];
+  if (out_driver_index != nullptr) *out_driver_index = device.driver_index;
+  return copy_out(device.info, out_info, kFunction);
+}
+
+halo_status_t halo_registry_create_device(halo_registry_t* registry,
+                                          size_t index,
+                                          const halo_device_params_t* params,
+                                          halo_device_t** out_device) {
+  static const char kFunction[] = "halo_registry_create_device";
+  HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
+  if (out_device == nullptr) return null_argument(kFunction, "out_device");
+  *out_device = nullptr;
+  HALO_RETURN_IF_ERROR(
+      check_index(index, registry->devices.size(), kFunction, "devices"));
+  const auto& device = registry->devices[index];
+  return halo_driver_create_device(
+      registry->drivers[device.driver_index].driver, device.info.device_id,
+      params, out_device);
+}
+
+}  // extern "C"

@@ -1,0 +1,252 @@
+// The scan: candidates → manifests → filters → dlopen → query → driver →
+// devices. Every step can skip one plugin with a recorded reason; none can
+// fail the registry (DESIGN.md §6, "Each plugin fails alone").
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "check.hpp"
+#include "device_enumeration.hpp"
+#include "discovery.hpp"
+#include "log.hpp"
+#include "manifest.hpp"
+#include "registry.hpp"
+
+namespace halo::loader {
+namespace {
+
+using Record = halo_registry_t::Record;
+
+struct Filters {
+  std::vector<std::string> disable;
+  std::vector<std::string> select;
+};
+
+std::vector<std::string> split_globs(const char* text) {
+  std::vector<std::string> globs;
+  if (text == nullptr) return globs;
+  std::stringstream stream(text);
+  std::string glob;
+  while (std::getline(stream, glob, ',')) {
+    glob.erase(0, glob.find_first_not_of(" \t"));
+    glob.erase(glob.find_last_not_of(" \t") + 1);
+    if (!glob.empty()) globs.push_back(glob);
+  }
+  return globs;
+}
+
+bool matches_any(const std::vector<std::string>& globs, const std::string& name) {
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string& glob) {
+    return fnmatch(glob.c_str(), name.c_str(), 0) == 0;
+  });
+}
+
+// Returns the reason |name| is filtered out, or "" when it may load. Disable
+// is applied before select.
+std::string filter_reason(const Filters& filters, const std::string& name) {
+  if (matches_any(filters.disable, name)) {
+    return "disabled by HALO_PLUGINS_DISABLE";
+  }
+  if (!filters.select.empty() && !matches_any(filters.select, name)) {
+    return "not matched by HALO_PLUGINS_SELECT";
+  }
+  return {};
+}
+
+void skip(Record* record, halo_status_t status) {
+  record->state = HALO_PLUGIN_STATE_SKIPPED;
+  record->skip_code = halo_status_code(status);
+  record->skip_reason = halo_status_message(status);
+  halo_status_free(status);
+  log_message(HALO_LOG_LEVEL_WARN, "skipped plugin %s (%s): %s: %s",
+              record->name.c_str(), record->library_path.c_str(),
+              halo_status_code_name(record->skip_code),
+              record->skip_reason.c_str());
+}
+
+bool is_manifest(const std::string& path) {
+  return std::filesystem::path(path).extension() == ".json";
+}
+
+// The name a plugin gets before its manifest or descriptor is read.
+std::string provisional_name(const std::string& path) {
+  std::string stem = std::filesystem::path(path).stem().string();
+  const std::string prefix = "libhalo_plugin_";
+  if (stem.rfind(prefix, 0) == 0) stem.erase(0, prefix.size());
+  return stem;
+}
+
+class Scanner {
+ public:
+  Scanner(halo_registry_t* registry, Filters filters)
+      : registry_(registry), filters_(std::move(filters)) {}
+
+  void consider(const Candidate& candidate);
+
+ private:
+  halo_status_t read_and_filter_manifest(Record* record);
+  halo_status_t check_duplicate(Record* record);
+  halo_status_t load(Record* record, bool filter_after_query);
+
+  halo_registry_t* registry_;
+  Filters filters_;
+  std::set<std::string> loaded_realpaths_;
+  std::set<std::string> loaded_names_;
+};
+
+halo_status_t Scanner::read_and_filter_manifest(Record* record) {
+  Manifest manifest;
+  HALO_RETURN_IF_ERROR(read_manifest(record->manifest_path, &manifest));
+  record->name = manifest.name;
+  record->library_path = manifest.library_path;
+  record->abi_version = manifest.abi_version;
+  record->priority = manifest.priority;
+  if (HALO_VERSION_MAJOR(manifest.abi_version) != HALO_ABI_VERSION_MAJOR) {
+    return halo_status_format(
+        HALO_STATUS_FAILED_PRECONDITION,
+        "the manifest declares ABI %u.%u; this host speaks ABI %u.0 to %u.%u",
+        HALO_VERSION_MAJOR(manifest.abi_version),
+        HALO_VERSION_MINOR(manifest.abi_version), HALO_ABI_VERSION_MAJOR,
+        HALO_ABI_VERSION_MAJOR, HALO_ABI_VERSION_MINOR);
+  }
+  std::string reason = filter_reason(filters_, record->name);
+  if (!reason.empty()) {
+    return halo_status_create(HALO_STATUS_CANCELLED, reason.c_str());
+  }
+  return nullptr;
+}
+
+halo_status_t Scanner::check_duplicate(Record* record) {
+  char resolved[PATH_MAX];
+  if (realpath(record->library_path.c_str(), resolved) == nullptr) {
+    return nullptr;  // dlopen reports the missing file with its own words.
+  }
+  record->library_path = resolved;
+  if (loaded_realpaths_.count(resolved) != 0) {
+    return halo_status_format(HALO_STATUS_ALREADY_EXISTS,
+                              "duplicate: %s is already loaded", resolved);
+  }
+  return nullptr;
+}
+
+halo_status_t Scanner::load(Record* record, bool filter_after_query) {
+  halo_status_t status = nullptr;
+  auto module = PluginModule::open(record->library_path, &status);
+  if (module == nullptr) return status;
+  module->set_name(record->name);
+  HALO_RETURN_IF_ERROR(module->query());
+  const halo_plugin_descriptor_t* descriptor = module->descriptor();
+  record->abi_version = descriptor->abi_version;
+  if (filter_after_query) {
+    record->name = descriptor->name;
+    module->set_name(record->name);
+    std::string reason = filter_reason(filters_, record->name);
+    if (!reason.empty()) {
+      return halo_status_create(HALO_STATUS_CANCELLED, reason.c_str());
+    }
+  } else if (record->name != descriptor->name) {
+    return halo_status_format(
+        HALO_STATUS_INVALID_ARGUMENT,
+        "the manifest names the plugin '%s' but its descriptor says '%s'",
+        record->name.c_str(), descriptor->name);
+  }
+  if (loaded_names_.count(record->name) != 0) {
+    return halo_status_format(
+        HALO_STATUS_ALREADY_EXISTS,
+        "duplicate: a plugin named '%s' is already loaded",
+        record->name.c_str());
+  }
+  halo_driver_t* driver = nullptr;
+  HALO_RETURN_IF_ERROR(module->create_driver(&driver));
+  attach_module_to_driver(driver, module);
+  std::vector<halo_device_info_t> devices;
+  status = enumerate_sorted_devices(driver, &devices);
+  if (status != nullptr) {
+    halo_object_release(reinterpret_cast<halo_object_t*>(driver));
+    return halo_status_annotate(status, "enumerate_devices failed");
+  }
+  registry_->modules.push_back(module);
+  loaded_realpaths_.insert(record->library_path);
+  loaded_names_.insert(record->name);
+  registry_->drivers.push_back({driver, record->name, record->priority});
+  for (const auto& info : devices) {
+    // The driver index is fixed up once drivers are sorted.
+    registry_->devices.push_back({info, registry_->drivers.size() - 1});
+  }
+  return nullptr;
+}
+
+void Scanner::consider(const Candidate& candidate) {
+  Record record;
+  record.source = candidate.source;
+  record.name = provisional_name(candidate.path);
+  const bool from_manifest = is_manifest(candidate.path);
+  if (from_manifest) {
+    record.manifest_path = candidate.path;
+  } else {
+    record.library_path = candidate.path;
+  }
+  halo_status_t status = nullptr;
+  if (from_manifest) status = read_and_filter_manifest(&record);
+  if (status == nullptr) status = check_duplicate(&record);
+  if (status == nullptr) status = load(&record, !from_manifest);
+  if (status != nullptr) {
+    skip(&record, status);
+  } else {
+    record.state = HALO_PLUGIN_STATE_LOADED;
+    log_message(HALO_LOG_LEVEL_INFO, "loaded plugin %s (%s)",
+                record.name.c_str(), record.library_path.c_str());
+  }
+  registry_->records.push_back(std::move(record));
+}
+
+// Orders drivers by priority (high first), then name, and devices by driver
+// order, then type, then name (enumerate_sorted_devices already did the last
+// two within each driver).
+void sort_drivers_and_devices(halo_registry_t* registry) {
+  std::vector<size_t> order(registry->drivers.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const auto& left = registry->drivers[a];
+    const auto& right = registry->drivers[b];
+    if (left.priority != right.priority) return left.priority > right.priority;
+    return left.name < right.name;
+  });
+  std::vector<size_t> new_index(order.size());
+  std::vector<halo_registry_t::Driver> drivers;
+  for (size_t i = 0; i < order.size(); ++i) {
+    new_index[order[i]] = i;
+    drivers.push_back(registry->drivers[order[i]]);
+  }
+  registry->drivers = std::move(drivers);
+  for (auto& device : registry->devices) {
+    device.driver_index = new_index[device.driver_index];
+  }
+  std::stable_sort(registry->devices.begin(), registry->devices.end(),
+                   [](const auto& a, const auto& b) {
+                     return a.driver_index < b.driver_index;
+                   });
+}
+
+}  // namespace
+
+void scan_plugins(const halo_registry_options_t& options,
+                  halo_registry_t* registry) {
+  Filters filters;
+  if ((options.flags & HALO_REGISTRY_FLAG_IGNORE_ENVIRONMENT) == 0) {
+    filters.disable = split_globs(secure_getenv("HALO_PLUGINS_DISABLE"));
+    filters.select = split_globs(secure_getenv("HALO_PLUGINS_SELECT"));
+  }
+  Scanner scanner(registry, std::move(filters));
+  for (const auto& candidate : discover_candidates(options)) {
+    scanner.consider(candidate);
+  }
+  sort_drivers_and_devices(registry);
+}
+
+}  // namespace halo::loader

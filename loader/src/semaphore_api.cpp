@@ -1,0 +1,164 @@
+// The semaphore's public C API: argument checks, then the plugin's vtable.
+#include "check.hpp"
+#include "halo/device.h"
+#include "halo/semaphore.h"
+#include "multi_wait.hpp"
+
+using namespace halo::loader;
+
+namespace {
+
+constexpr uint32_t kSemaphoreVtableSize = sizeof(halo_semaphore_vtable_t);
+
+halo_status_t check_semaphore(halo_semaphore_t* semaphore,
+                              const char* function) {
+  return check_object(semaphore, HALO_OBJECT_TYPE_SEMAPHORE,
+                      kSemaphoreVtableSize, function, "semaphore");
+}
+
+const halo_semaphore_vtable_t* semaphore_vtable(halo_semaphore_t* semaphore) {
+  return vtable_of<halo_semaphore_vtable_t>(semaphore);
+}
+
+halo_status_t check_value(uint64_t value, const char* function,
+                          const char* argument) {
+  if (value <= HALO_SEMAPHORE_MAX_VALUE) return nullptr;
+  return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                            "%s: %s %llu is above HALO_SEMAPHORE_MAX_VALUE",
+                            function, argument,
+                            static_cast<unsigned long long>(value));
+}
+
+}  // namespace
+
+extern "C" {
+
+halo_status_t halo_semaphore_create(halo_device_t* device,
+                                    uint64_t initial_value,
+                                    halo_semaphore_flags_t flags,
+                                    halo_semaphore_t** out_semaphore) {
+  static const char kFunction[] = "halo_semaphore_create";
+  HALO_RETURN_IF_ERROR(check_object(device, HALO_OBJECT_TYPE_DEVICE,
+                                    sizeof(halo_device_vtable_t), kFunction,
+                                    "device"));
+  if (out_semaphore == nullptr) return null_argument(kFunction, "out_semaphore");
+  *out_semaphore = nullptr;
+  HALO_RETURN_IF_ERROR(check_value(initial_value, kFunction, "initial_value"));
+  return vtable_of<halo_device_vtable_t>(device)->create_semaphore(
+      device, initial_value, flags, out_semaphore);
+}
+
+void halo_semaphore_retain(halo_semaphore_t* semaphore) {
+  halo_object_retain(as_object(semaphore));
+}
+
+void halo_semaphore_release(halo_semaphore_t* semaphore) {
+  halo_object_release(as_object(semaphore));
+}
+
+halo_status_t halo_semaphore_query(halo_semaphore_t* semaphore,
+                                   uint64_t* out_value) {
+  static const char kFunction[] = "halo_semaphore_query";
+  HALO_RETURN_IF_ERROR(check_semaphore(semaphore, kFunction));
+  if (out_value == nullptr) return null_argument(kFunction, "out_value");
+  return semaphore_vtable(semaphore)->query(semaphore, out_value);
+}
+
+halo_status_t halo_semaphore_signal(halo_semaphore_t* semaphore,
+                                    uint64_t value) {
+  static const char kFunction[] = "halo_semaphore_signal";
+  HALO_RETURN_IF_ERROR(check_semaphore(semaphore, kFunction));
+  HALO_RETURN_IF_ERROR(check_value(value, kFunction, "value"));
+  if (value == 0) {
+    return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                              "%s: value 0 is never above the payload",
+                              kFunction);
+  }
+  return semaphore_vtable(semaphore)->signal(semaphore, value);
+}
+
+halo_status_t halo_semaphore_fail(halo_semaphore_t* semaphore,
+                                  halo_status_t status) {
+  static const char kFunction[] = "halo_semaphore_fail";
+  halo_status_t error = check_semaphore(semaphore, kFunction);
+  if (error != nullptr) {
+    halo_status_free(status);
+    return error;
+  }
+  if (status == nullptr) {
+    return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                              "%s: status is OK; a failure needs an error",
+                              kFunction);
+  }
+  semaphore_vtable(semaphore)->fail(semaphore, status);
+  return nullptr;
+}
+
+halo_status_t halo_semaphore_wait(halo_semaphore_t* semaphore, uint64_t value,
+                                  halo_time_ns_t deadline) {
+  static const char kFunction[] = "halo_semaphore_wait";
+  HALO_RETURN_IF_ERROR(check_semaphore(semaphore, kFunction));
+  HALO_RETURN_IF_ERROR(check_value(value, kFunction, "value"));
+  return semaphore_vtable(semaphore)->wait(semaphore, value, deadline);
+}
+
+halo_status_t halo_semaphores_wait(halo_wait_mode_t mode, size_t count,
+                                   halo_semaphore_t* const* semaphores,
+                                   const uint64_t* values,
+                                   halo_time_ns_t deadline) {
+  static const char kFunction[] = "halo_semaphores_wait";
+  if (mode != HALO_WAIT_MODE_ALL && mode != HALO_WAIT_MODE_ANY) {
+    return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                              "%s: mode %d is neither ALL nor ANY", kFunction,
+                              static_cast<int>(mode));
+  }
+  if (count == 0) return nullptr;
+  if (semaphores == nullptr) return null_argument(kFunction, "semaphores");
+  if (values == nullptr) return null_argument(kFunction, "values");
+  for (size_t i = 0; i < count; ++i) {
+    halo_status_t status = check_semaphore(semaphores[i], kFunction);
+    if (status != nullptr) {
+      halo_status_free(status);
+      return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                                "%s: semaphores[%zu] is NULL or not a "
+                                "semaphore",
+                                kFunction, i);
+    }
+    HALO_RETURN_IF_ERROR(check_value(values[i], kFunction, "a value"));
+  }
+  return wait_semaphores(mode, count, semaphores, values, deadline);
+}
+
+halo_status_t halo_semaphore_acquire_timepoint(halo_semaphore_t* semaphore,
+                                               halo_timepoint_t* timepoint) {
+  static const char kFunction[] = "halo_semaphore_acquire_timepoint";
+  HALO_RETURN_IF_ERROR(check_semaphore(semaphore, kFunction));
+  if (timepoint == nullptr) return null_argument(kFunction, "timepoint");
+  if (timepoint->struct_size < sizeof(halo_timepoint_t)) {
+    return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                              "%s: timepoint->struct_size %u is smaller than "
+                              "ABI 1.0's %zu",
+                              kFunction, timepoint->struct_size,
+                              sizeof(halo_timepoint_t));
+  }
+  if (timepoint->callback == nullptr) {
+    return null_argument(kFunction, "timepoint->callback");
+  }
+  HALO_RETURN_IF_ERROR(
+      check_value(timepoint->value, kFunction, "timepoint->value"));
+  return semaphore_vtable(semaphore)->acquire_timepoint(semaphore, timepoint);
+}
+
+halo_status_t halo_semaphore_cancel_timepoint(halo_semaphore_t* semaphore,
+                                              halo_timepoint_t* timepoint,
+                                              bool* out_cancelled) {
+  static const char kFunction[] = "halo_semaphore_cancel_timepoint";
+  HALO_RETURN_IF_ERROR(check_semaphore(semaphore, kFunction));
+  if (timepoint == nullptr) return null_argument(kFunction, "timepoint");
+  const bool cancelled =
+      semaphore_vtable(semaphore)->cancel_timepoint(semaphore, timepoint);
+  if (out_cancelled != nullptr) *out_cancelled = cancelled;
+  return nullptr;
+}
+
+}  // extern "C"
