@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The main job: set up, build, list what halo finds, run the demo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup-debian.sh
+bash scripts/build.sh build
+build/bin/halo-info
+build/bin/halo-demo

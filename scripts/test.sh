@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Every test: set up, build, run ctest (unit tests and the conformance suite),
+# then the same under AddressSanitizer+UBSan and under ThreadSanitizer. Ends
+# with one line for the whole run: "N passed, N failed, N skipped".
+#   scripts/test.sh [--no-sanitizers]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+sanitizers=1
+[ "${1:-}" = "--no-sanitizers" ] && sanitizers=0
+
+bash scripts/setup-debian.sh || exit 1
+
+passed=0 failed=0 skipped=0 broken=0
+
+# Runs ctest in |build_dir| with the remaining arguments and adds its JUnit
+# counts to the totals.
+run_ctest() {
+  local build_dir=$1
+  shift
+  local junit="$build_dir/ctest-junit.xml"
+  rm -f "$junit"
+  ctest --test-dir "$build_dir" --output-on-failure --output-junit "$(pwd)/$junit" "$@"
+  if [ ! -f "$junit" ]; then
+    broken=1
+    return
+  fi
+  local line tests failures skips
+  line=$(grep -m1 -o '<testsuite [^>]*>' "$junit")
+  tests=$(sed -E 's/.* tests="([0-9]+)".*/\1/' <<<"$line")
+  failures=$(sed -E 's/.* failures="([0-9]+)".*/\1/' <<<"$line")
+  skips=$(sed -E 's/.* skipped="([0-9]+)".*/\1/' <<<"$line")
+  passed=$((passed + tests - failures - skips))
+  failed=$((failed + failures))
+  skipped=$((skipped + skips))
+}
+
+build() {
+  bash scripts/build.sh "$@" || broken=1
+}
+
+export HALO_LOADER_DEBUG=${HALO_LOADER_DEBUG:-}
+
+build build
+run_ctest build
+
+if [ "$sanitizers" = 1 ]; then
+  # Plugins stay mapped so sanitizer reports can name their frames.
+  export HALO_DISABLE_UNLOAD=1
+  build build-asan -DHALO_SANITIZER=address -DCMAKE_BUILD_TYPE=Debug \
+    -DHALO_BUILD_BENCHMARKS=OFF -DHALO_BUILD_EXAMPLES=OFF
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    run_ctest build-asan
+  build build-tsan -DHALO_SANITIZER=thread -DCMAKE_BUILD_TYPE=Debug \
+    -DHALO_BUILD_BENCHMARKS=OFF -DHALO_BUILD_EXAMPLES=OFF
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    run_ctest build-tsan -L 'semaphore|loader'
+fi
+
+if [ "$broken" = 1 ]; then
+  echo "a build or test run did not complete" >&2
+  failed=$((failed + 1))
+fi
+echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+[ "$failed" -eq 0 ]
