@@ -1,0 +1,287 @@
+// halo-cts: runs the conformance suite against plugins, each case in its own
+// worker process (see cts/README.md).
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <climits>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "../framework/cts.hpp"
+#include "expectations.hpp"
+#include "options.hpp"
+#include "process_pool.hpp"
+#include "report.hpp"
+#include "worker.hpp"
+
+namespace halo::cts {
+namespace {
+
+std::string self_path() {
+  char path[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (n <= 0) return "halo-cts";
+  path[n] = '\0';
+  return path;
+}
+
+std::string default_testdata_dir() {
+  namespace fs = std::filesystem;
+  return (fs::path(self_path()).parent_path() / ".." / "share" / "halo" /
+          "cts" / "testdata")
+      .lexically_normal()
+      .string();
+}
+
+// A per-case seed: the global seed, the case and the repetition, mixed
+// (splitmix64 over FNV-1a) so neighbouring runs differ in every bit.
+uint64_t case_seed(uint64_t seed, const std::string& name, int repetition) {
+  uint64_t hash = 1469598103934665603ull;
+  for (unsigned char c : name) hash = (hash ^ c) * 1099511628211ull;
+  uint64_t z = seed ^ hash ^ (static_cast<uint64_t>(repetition) * 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+bool matches_filters(const Options& options, const char* name) {
+  if (options.filters.empty()) return true;
+  for (const auto& glob : options.filters) {
+    if (fnmatch(glob.c_str(), name, 0) == 0) return true;
+  }
+  return false;
+}
+
+std::string shell_quote(const std::string& text) {
+  if (text.find_first_of(" \t'\"\\$*?[]&;|<>()") == std::string::npos &&
+      !text.empty()) {
+    return text;
+  }
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+struct Job {
+  std::string plugin_spec;
+  std::string plugin_name;
+  const Case* c;
+  int repetition;
+  uint64_t seed;
+};
+
+// Turns a finished worker into an outcome.
+Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& process) {
+  Outcome o;
+  o.plugin = job.plugin_name;
+  o.case_name = job.c->name;
+  o.seed = job.seed;
+  o.repetition = job.repetition;
+  o.duration_s = process.duration_s;
+  o.command = "halo-cts --plugin " + shell_quote(job.plugin_spec) +
+              " --filter " + shell_quote(job.c->name) + " --case-seed " +
+              std::to_string(job.seed) + " --timeout " +
+              std::to_string(static_cast<int>(options.timeout_s));
+  const size_t marker = process.output.rfind(kResultMarker);
+  if (process.timed_out) {
+    o.status = "TIMEOUT";
+    o.reason = "no verdict within " + std::to_string(options.timeout_s) +
+               " s; the worker was killed";
+  } else if (process.signal != 0) {
+    o.status = "CRASH";
+    o.reason = std::string("the worker died of signal ") +
+               std::to_string(process.signal) + " (" + strsignal(process.signal) + ")";
+  } else if (marker == std::string::npos) {
+    o.status = "CRASH";
+    o.reason = "the worker exited with code " + std::to_string(process.exit_code) +
+               " without a verdict";
+  } else {
+    const size_t start = marker + std::strlen(kResultMarker);
+    nlohmann::json verdict = nlohmann::json::parse(
+        process.output.substr(start, process.output.find('\n', start) - start),
+        nullptr, false);
+    o.status = verdict.value("status", "FAIL");
+    o.reason = verdict.value("reason", "unreadable verdict");
+    process.output.erase(marker);
+    if (o.status == "SKIP" && o.reason.empty()) {
+      o.status = "FAIL";
+      o.reason = "skipped without a reason";
+    }
+  }
+  o.output = std::move(process.output);
+  return o;
+}
+
+void apply_expectation(const std::vector<Expectation>& expectations,
+                       const Options& options, Outcome* o) {
+  const Expectation* entry = find_expectation(expectations, o->plugin, o->case_name);
+  if (entry == nullptr) return;
+  if (is_failure(*o)) {
+    o->reason = "expected failure (" + entry->reason + "): " + o->status +
+                ": " + o->reason;
+    o->status = "XFAIL";
+  } else if (o->status == "PASS" && options.verify_expectations) {
+    o->status = "XPASS";
+    o->reason = "expected to fail (" + entry->reason +
+                ") but passed: remove the expectation";
+  }
+}
+
+// The plugins to run: those named, or every loaded one.
+bool resolve_plugins(const Options& options,
+                     std::vector<std::pair<std::string, std::string>>* out) {
+  if (!options.plugins.empty()) {
+    for (const auto& spec : options.plugins) {
+      halo_registry_t* registry = nullptr;
+      halo_driver_t* driver = nullptr;
+      std::string name, error;
+      if (!open_plugin(spec, &registry, &driver, &name, &error)) {
+        std::fprintf(stderr, "halo-cts: cannot load plugin %s: %s\n",
+                     spec.c_str(), error.c_str());
+        return false;
+      }
+      halo_driver_release(driver);
+      halo_registry_release(registry);
+      out->push_back({spec, name});
+    }
+    return true;
+  }
+  halo_registry_t* registry = nullptr;
+  halo_status_t status = halo_registry_create(nullptr, &registry);
+  if (status != nullptr) {
+    std::fprintf(stderr, "halo-cts: %s\n", take_status_text(status).c_str());
+    return false;
+  }
+  size_t count = 0;
+  halo_status_free(halo_registry_driver_count(registry, &count));
+  for (size_t i = 0; i < count; ++i) {
+    halo_driver_t* driver = nullptr;
+    halo_status_free(halo_registry_driver(registry, i, &driver));
+    halo_driver_info_t info = {};
+    info.struct_size = sizeof(info);
+    halo_status_free(halo_driver_query_info(driver, &info));
+    out->push_back({info.name, info.name});
+    halo_driver_release(driver);
+  }
+  halo_registry_release(registry);
+  return true;
+}
+
+int list_cases(const Options& options) {
+  for (const Case& c : all_cases()) {
+    if (matches_filters(options, c.name)) {
+      std::printf("%-55s %s\n", c.name, c.description);
+    }
+  }
+  return 0;
+}
+
+int run_suite(const Options& options) {
+  std::vector<Expectation> expectations;
+  std::string error;
+  if (!options.expectations_path.empty() &&
+      !read_expectations(options.expectations_path, &expectations, &error)) {
+    std::fprintf(stderr, "halo-cts: %s\n", error.c_str());
+    return 2;
+  }
+  std::vector<std::pair<std::string, std::string>> plugins;
+  if (!resolve_plugins(options, &plugins)) {
+    std::printf("0 passed, 1 failed, 0 skipped\n");
+    return 1;
+  }
+  std::vector<Job> jobs;
+  for (const auto& [spec, name] : plugins) {
+    for (int repetition = 0; repetition < options.repeat; ++repetition) {
+      for (const Case& c : all_cases()) {
+        if (!matches_filters(options, c.name)) continue;
+        uint64_t seed = options.has_case_seed
+                            ? options.case_seed
+                            : case_seed(options.seed, c.name, repetition);
+        jobs.push_back({spec, name, &c, repetition, seed});
+      }
+    }
+  }
+  const std::string self = self_path();
+  const std::string testdata =
+      options.testdata_dir.empty() ? default_testdata_dir() : options.testdata_dir;
+  std::vector<std::vector<std::string>> commands;
+  for (const Job& job : jobs) {
+    commands.push_back({self, "--worker", "--plugin", job.plugin_spec, "--case",
+                        job.c->name, "--case-seed", std::to_string(job.seed),
+                        "--testdata", testdata});
+  }
+  std::vector<Outcome> outcomes;
+  run_processes(commands, options.jobs, options.timeout_s,
+                [&](size_t index, ProcessResult&& process) {
+                  Outcome o = to_outcome(jobs[index], options, std::move(process));
+                  apply_expectation(expectations, options, &o);
+                  print_outcome(o);
+                  outcomes.push_back(std::move(o));
+                });
+  size_t passed = 0, failed = 0, skipped = 0;
+  for (const auto& o : outcomes) {
+    failed += is_failure(o);
+    skipped += is_skip(o);
+    passed += o.status == "PASS";
+  }
+  if (!options.json_path.empty() && !write_json_lines(options.json_path, outcomes)) {
+    std::fprintf(stderr, "halo-cts: cannot write %s\n", options.json_path.c_str());
+    ++failed;
+  }
+  if (!options.junit_path.empty() && !write_junit(options.junit_path, outcomes)) {
+    std::fprintf(stderr, "halo-cts: cannot write %s\n", options.junit_path.c_str());
+    ++failed;
+  }
+  std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace halo::cts
+
+int main(int argc, char** argv) {
+  halo::cts::Options options;
+  CLI::App app{"halo-cts: the halo conformance suite"};
+  app.add_option("--plugin", options.plugins,
+                 "plugin name or path to a manifest/.so (repeatable; default: "
+                 "every loaded plugin)");
+  app.add_option("--filter", options.filters, "glob on case names (repeatable)");
+  app.add_flag("--list", options.list, "list the cases and exit");
+  app.add_option("--jobs,-j", options.jobs, "cases run at once")->check(CLI::PositiveNumber);
+  app.add_option("--timeout", options.timeout_s, "seconds per case before a hard kill")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--repeat", options.repeat, "run every case N times (soak)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--seed", options.seed, "global seed; each case's seed derives from it");
+  auto* case_seed = app.add_option("--case-seed", options.case_seed,
+                                   "use exactly this seed for every case (reproduction)");
+  app.add_option("--json", options.json_path, "write one JSON line per case run");
+  app.add_option("--junit", options.junit_path, "write JUnit XML");
+  app.add_option("--expectations", options.expectations_path,
+                 "expected failures: lines of 'PLUGIN_GLOB CASE_GLOB REASON'");
+  app.add_flag("--verify-expectations", options.verify_expectations,
+               "fail expected failures that now pass");
+  app.add_option("--testdata", options.testdata_dir, "folder of test kernels");
+  auto* worker = app.add_flag("--worker", options.worker, "run one case (internal)");
+  app.add_option("--case", options.worker_case, "the case a worker runs (internal)")
+      ->needs(worker);
+  worker->group("");
+  app.get_option("--case")->group("");
+  CLI11_PARSE(app, argc, argv);
+  options.has_case_seed = case_seed->count() > 0;
+  if (options.worker) {
+    if (options.plugins.size() != 1) {
+      std::fprintf(stderr, "halo-cts: --worker needs exactly one --plugin\n");
+      return 2;
+    }
+    options.worker_plugin = options.plugins[0];
+    return halo::cts::run_worker(options);
+  }
+  if (options.list) return halo::cts::list_cases(options);
+  std::signal(SIGPIPE, SIG_IGN);
+  return halo::cts::run_suite(options);
+}

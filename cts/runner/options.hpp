@@ -1,0 +1,31 @@
+// halo-cts command-line options.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace halo::cts {
+
+struct Options {
+  std::vector<std::string> plugins;  // Names or paths; empty: every loaded one.
+  std::vector<std::string> filters;  // Globs on case names; empty: all.
+  bool list = false;
+  int jobs = 1;
+  double timeout_s = 60;
+  int repeat = 1;
+  uint64_t seed = 0;
+  std::string json_path;
+  std::string junit_path;
+  std::string expectations_path;
+  bool verify_expectations = false;
+  std::string testdata_dir;
+  // Worker mode: run exactly one case in this process.
+  bool worker = false;
+  std::string worker_case;
+  std::string worker_plugin;
+  uint64_t case_seed = 0;
+  bool has_case_seed = false;
+};
+
+}  // namespace halo::cts

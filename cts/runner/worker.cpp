@@ -1,0 +1,129 @@
+#include "worker.hpp"
+
+#include <fnmatch.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "../framework/cts.hpp"
+
+namespace halo::cts {
+namespace {
+
+void print_verdict(const char* status, const std::string& reason) {
+  nlohmann::json verdict = {{"status", status}, {"reason", reason}};
+  std::fflush(stderr);
+  std::printf("\n%s%s\n", kResultMarker, verdict.dump().c_str());
+  std::fflush(stdout);
+}
+
+const Case* find_case(const std::string& name) {
+  for (const Case& c : all_cases()) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+// The reason the plugin at |path| was skipped, from the registry's records.
+std::string skip_reason_for_path(halo_registry_t* registry) {
+  halo_plugin_record_t record = {};
+  record.struct_size = sizeof(record);
+  if (halo_registry_plugin_record(registry, 0, &record) != nullptr) {
+    return "the plugin was not considered";
+  }
+  return std::string("the plugin was skipped: ") +
+         halo_status_code_name(record.skip_code) + ": " + record.skip_reason;
+}
+
+}  // namespace
+
+bool is_plugin_path(const std::string& plugin) {
+  return plugin.find('/') != std::string::npos ||
+         plugin.ends_with(".so") || plugin.ends_with(".json");
+}
+
+bool open_plugin(const std::string& plugin, halo_registry_t** out_registry,
+                 halo_driver_t** out_driver, std::string* out_name,
+                 std::string* out_error) {
+  halo_registry_options_t options = {};
+  options.struct_size = sizeof(options);
+  const char* paths[] = {plugin.c_str()};
+  const bool by_path = is_plugin_path(plugin);
+  if (by_path) {
+    options.plugin_path_count = 1;
+    options.plugin_paths = paths;
+  }
+  halo_registry_t* registry = nullptr;
+  halo_status_t status = halo_registry_create(&options, &registry);
+  if (status != nullptr) {
+    *out_error = "halo_registry_create returned " + take_status_text(status);
+    return false;
+  }
+  std::string name = plugin;
+  if (by_path) {
+    halo_plugin_record_t record = {};
+    record.struct_size = sizeof(record);
+    halo_status_free(halo_registry_plugin_record(registry, 0, &record));
+    if (record.state != HALO_PLUGIN_STATE_LOADED) {
+      *out_error = skip_reason_for_path(registry);
+      halo_registry_release(registry);
+      return false;
+    }
+    name = record.name;
+  }
+  halo_driver_t* driver = nullptr;
+  status = halo_registry_find_driver(registry, name.c_str(), &driver);
+  if (status != nullptr) {
+    *out_error = take_status_text(status);
+    halo_registry_release(registry);
+    return false;
+  }
+  *out_registry = registry;
+  *out_driver = driver;
+  *out_name = name;
+  return true;
+}
+
+int run_worker(const Options& options) {
+  const Case* c = find_case(options.worker_case);
+  if (c == nullptr) {
+    print_verdict("FAIL", "no case is named " + options.worker_case);
+    return 0;
+  }
+  halo_registry_t* registry = nullptr;
+  halo_driver_t* driver = nullptr;
+  std::string name, error;
+  if (!open_plugin(options.worker_plugin, &registry, &driver, &name, &error)) {
+    print_verdict("FAIL", error);
+    return 0;
+  }
+  // The verdict is printed only after teardown, so a crash or hang while
+  // releasing the device is reported as one, not hidden behind a PASS.
+  const char* verdict = "PASS";
+  std::string reason;
+  {
+    Context context(registry, driver, name, options.case_seed,
+                    options.testdata_dir);
+    try {
+      std::string missing = missing_needs(c->needs, context);
+      if (!missing.empty()) {
+        verdict = "SKIP";
+        reason = missing;
+      } else {
+        c->run(context);
+      }
+    } catch (const Failure& failure) {
+      verdict = "FAIL";
+      reason = failure.what();
+    } catch (const std::exception& exception) {
+      verdict = "FAIL";
+      reason = std::string("exception: ") + exception.what();
+    }
+  }
+  halo_driver_release(driver);
+  halo_registry_release(registry);
+  print_verdict(verdict, reason);
+  return 0;
+}
+
+}  // namespace halo::cts
