@@ -25,10 +25,13 @@ std::vector<std::string> split(const std::string& text, char separator) {
 }
 
 // Adds |path|: a folder adds its manifests sorted by name; a file adds itself.
-// A folder that does not exist adds nothing (default folders are optional).
+// A path named explicitly is added even when missing, so its record says
+// why; an |optional| one (the default folders) that does not exist adds
+// nothing.
 void add_path(const std::string& path, const std::string& source,
-              std::vector<Candidate>* out) {
+              std::vector<Candidate>* out, bool optional = false) {
   std::error_code error;
+  if (optional && !fs::exists(path, error)) return;
   if (fs::is_directory(path, error)) {
     std::vector<std::string> manifests;
     for (const auto& entry : fs::directory_iterator(path, error)) {
@@ -70,16 +73,18 @@ void add_default_folders(std::vector<Candidate>* out) {
   for (const auto& folder : libhalo_relative_folders()) {
     std::error_code error;
     const bool build_tree = fs::exists(fs::path(folder) / "BUILD_TREE", error);
-    add_path(folder, build_tree ? "build-tree" : "prefix", out);
+    add_path(folder, build_tree ? "build-tree" : "prefix", out,
+             /*optional=*/true);
   }
   const char* xdg = secure_getenv("XDG_DATA_DIRS");
   for (const auto& folder :
        split(xdg != nullptr && xdg[0] != '\0' ? xdg
                                               : "/usr/local/share:/usr/share",
              ':')) {
-    add_path(folder + "/halo/plugins.d", "XDG_DATA_DIRS", out);
+    add_path(folder + "/halo/plugins.d", "XDG_DATA_DIRS", out,
+             /*optional=*/true);
   }
-  add_path("/etc/halo/plugins.d", "etc", out);
+  add_path("/etc/halo/plugins.d", "etc", out, /*optional=*/true);
 }
 
 // The same file reached twice (an install prefix that is also on

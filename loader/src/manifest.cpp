@@ -34,6 +34,11 @@ bool parse_abi_version(const std::string& text, uint32_t* out_version) {
 
 halo_status_t read_manifest(const std::string& path, Manifest* out_manifest) {
   std::ifstream stream(path);
+  std::error_code exists_error;
+  if (!std::filesystem::exists(path, exists_error)) {
+    return halo_status_format(HALO_STATUS_NOT_FOUND,
+                              "manifest %s: no such file", path.c_str());
+  }
   if (!stream) {
     return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
                               "manifest %s: cannot be read", path.c_str());
@@ -66,7 +71,10 @@ halo_status_t read_manifest(const std::string& path, Manifest* out_manifest) {
   if (library.is_relative()) {
     library = std::filesystem::path(path).parent_path() / library;
   }
-  manifest.library_path = library.lexically_normal().string();
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::absolute(library, error);
+  manifest.library_path =
+      (error ? library : absolute).lexically_normal().string();
   if (!plugin.contains("abi_version") || !plugin["abi_version"].is_string() ||
       !parse_abi_version(plugin["abi_version"].get<std::string>(),
                          &manifest.abi_version)) {

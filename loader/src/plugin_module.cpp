@@ -131,6 +131,9 @@ halo_status_t PluginModule::query() {
   }
   const uint32_t minimum = offsetof(halo_plugin_descriptor_t, create_driver) +
                            sizeof(descriptor->create_driver);
+  if (descriptor->struct_size >= offsetof(halo_plugin_descriptor_t, name)) {
+    declared_abi_version_ = descriptor->abi_version;
+  }
   if (descriptor->struct_size < minimum) {
     return halo_status_format(HALO_STATUS_FAILED_PRECONDITION,
                               "the plugin descriptor is %u bytes, smaller "

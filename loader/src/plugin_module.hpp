@@ -35,6 +35,9 @@ class PluginModule {
   halo_status_t create_driver(halo_driver_t** out_driver);
 
   const halo_plugin_descriptor_t* descriptor() const { return descriptor_; }
+  // The ABI version the descriptor declared, even one query() refused; 0
+  // before a descriptor was seen.
+  uint32_t declared_abi_version() const { return declared_abi_version_; }
   // Names the plugin in its log lines.
   void set_name(const std::string& name);
 
@@ -43,6 +46,7 @@ class PluginModule {
 
   void* handle_ = nullptr;
   const halo_plugin_descriptor_t* descriptor_ = nullptr;
+  uint32_t declared_abi_version_ = 0;
   struct InternedHost* host_ = nullptr;
 };
 

@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
@@ -124,10 +125,15 @@ halo_status_t Scanner::read_and_filter_manifest(Record* record) {
 halo_status_t Scanner::check_duplicate(Record* record) {
   char resolved[PATH_MAX];
   if (realpath(record->library_path.c_str(), resolved) == nullptr) {
-    return nullptr;  // dlopen reports the missing file with its own words.
+    if (errno == ENOENT) {
+      return halo_status_format(HALO_STATUS_NOT_FOUND,
+                                "the library %s does not exist",
+                                record->library_path.c_str());
+    }
+    return nullptr;  // dlopen reports other problems in its own words.
   }
   record->library_path = resolved;
-  if (loaded_realpaths_.count(resolved) != 0) {
+  if (loaded_realpaths_.count(resolved) != 0) {  // Same file, other path.
     return halo_status_format(HALO_STATUS_ALREADY_EXISTS,
                               "duplicate: %s is already loaded", resolved);
   }
@@ -139,9 +145,12 @@ halo_status_t Scanner::load(Record* record, bool filter_after_query) {
   auto module = PluginModule::open(record->library_path, &status);
   if (module == nullptr) return status;
   module->set_name(record->name);
-  HALO_RETURN_IF_ERROR(module->query());
+  status = module->query();
+  if (module->declared_abi_version() != 0) {
+    record->abi_version = module->declared_abi_version();
+  }
+  if (status != nullptr) return status;
   const halo_plugin_descriptor_t* descriptor = module->descriptor();
-  record->abi_version = descriptor->abi_version;
   if (filter_after_query) {
     record->name = descriptor->name;
     module->set_name(record->name);

@@ -41,12 +41,14 @@ using StatusPtr =
     std::unique_ptr<std::remove_pointer_t<halo_status_t>, detail::StatusDeleter>;
 
 // Returns the C string |text| as a std::string; NULL becomes "".
-inline std::string to_string(const char* text) {
+inline std::string string_or_empty(const char* text) {
   return text != nullptr ? std::string(text) : std::string();
 }
 
 // Returns the fixed-size char array |text| (as found in the info structs) up to
 // its first NUL, never reading past its end even when a plugin forgot the NUL.
+// Deliberately not overloaded for const char*: an array argument would pick
+// that non-template overload and read to a NUL that may not be there.
 template <std::size_t N>
 std::string to_string(const char (&text)[N]) {
   return std::string(text, std::find(text, text + N, '\0'));
@@ -347,10 +349,10 @@ class Registry {
       record.struct_size = sizeof(record);
       check(halo_registry_plugin_record(registry_, i, &record));
       records.push_back(PluginRecord{
-          to_string(record.name), to_string(record.manifest_path),
-          to_string(record.library_path), to_string(record.source),
+          string_or_empty(record.name), string_or_empty(record.manifest_path),
+          string_or_empty(record.library_path), string_or_empty(record.source),
           static_cast<halo_plugin_state_t>(record.state), record.abi_version,
-          record.priority, record.skip_code, to_string(record.skip_reason)});
+          record.priority, record.skip_code, string_or_empty(record.skip_reason)});
     }
     return records;
   }

@@ -1,0 +1,27 @@
+# Checks DESIGN.md §1: the public C headers include nothing but <stddef.h>,
+# <stdint.h>, <stdbool.h> and each other ("halo/<name>.h" that exists).
+#
+#   cmake -DHEADER_DIR=<abi/include/halo> -P check_header_includes.cmake
+file(GLOB headers ${HEADER_DIR}/*.h)
+if(NOT headers)
+  message(FATAL_ERROR "no headers in ${HEADER_DIR}")
+endif()
+set(failures "")
+foreach(header IN LISTS headers)
+  get_filename_component(name ${header} NAME)
+  file(STRINGS ${header} includes REGEX "^[ \t]*#[ \t]*include")
+  foreach(line IN LISTS includes)
+    if(line MATCHES "<(stddef|stdint|stdbool)\\.h>")
+      continue()
+    endif()
+    if(line MATCHES "\"halo/([a-z_]+\\.h)\"" AND EXISTS ${HEADER_DIR}/${CMAKE_MATCH_1})
+      continue()
+    endif()
+    string(APPEND failures "  ${name}: ${line}\n")
+  endforeach()
+endforeach()
+if(failures)
+  message(FATAL_ERROR "public headers include what they must not:\n${failures}")
+endif()
+list(LENGTH headers count)
+message(STATUS "${count} public headers include only each other and stddef/stdint/stdbool")

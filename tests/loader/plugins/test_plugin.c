@@ -1,0 +1,372 @@
+/* A minimal host-only plugin for the loader tests, in plain C11.
+ *
+ * One source builds every test plugin: compile definitions pick its name and
+ * how it misbehaves, so each broken plugin differs from the good one in exactly
+ * the one way its test is about.
+ *
+ *   TEST_PLUGIN_NAME           the descriptor's name (a string literal).
+ *   TEST_PLUGIN_MODE           one of the TEST_MODE_* values below.
+ *   TEST_PLUGIN_MULTI_DEVICE   defined: seven devices of every type, listed in
+ *                              scrambled order so the tests see the loader
+ *                              sort them; otherwise one device, "test device".
+ *
+ * The driver and its devices are real objects (reference counted through the
+ * host interface) so the public API's argument checks can be tested on them;
+ * every device operation beyond info and capabilities returns UNIMPLEMENTED. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "halo/plugin.h"
+
+#define TEST_MODE_GOOD 0
+#define TEST_MODE_NO_ENTRY 1
+#define TEST_MODE_QUERY_NULL 2
+#define TEST_MODE_DESCRIPTOR_V2 3
+#define TEST_MODE_CREATE_FAILS 4
+#define TEST_MODE_ENUMERATE_FAILS 5
+#define TEST_MODE_NAME_MISMATCH 6
+
+#ifndef TEST_PLUGIN_NAME
+#error "TEST_PLUGIN_NAME must be defined"
+#endif
+#ifndef TEST_PLUGIN_MODE
+#define TEST_PLUGIN_MODE TEST_MODE_GOOD
+#endif
+
+typedef struct test_device_desc_t {
+  const char* name;
+  halo_device_type_t type;
+} test_device_desc_t;
+
+#if defined(TEST_PLUGIN_MULTI_DEVICE)
+static const test_device_desc_t kDevices[] = {
+    {"cpu b", HALO_DEVICE_TYPE_CPU},
+    {"other", HALO_DEVICE_TYPE_OTHER},
+    {"npu", HALO_DEVICE_TYPE_ACCELERATOR},
+    {"cpu a", HALO_DEVICE_TYPE_CPU},
+    {"vgpu", HALO_DEVICE_TYPE_GPU_VIRTUAL},
+    {"igpu", HALO_DEVICE_TYPE_GPU_INTEGRATED},
+    {"gpu", HALO_DEVICE_TYPE_GPU_DISCRETE},
+};
+#else
+static const test_device_desc_t kDevices[] = {
+    {"test device", HALO_DEVICE_TYPE_OTHER},
+};
+#endif
+#define DEVICE_COUNT (sizeof(kDevices) / sizeof(kDevices[0]))
+
+/* Device ids start at 1 so that 0 is never a valid id. */
+static halo_device_id_t device_id_of(size_t index) { return (halo_device_id_t)index + 1; }
+
+/* Copies |name| into a fixed-size field, always NUL-terminated. */
+static void copy_string(char* target, size_t capacity, const char* name) {
+  size_t length = strlen(name);
+  if (length >= capacity) {
+    length = capacity - 1;
+  }
+  memcpy(target, name, length);
+  target[length] = '\0';
+}
+
+/* Fills the caller's struct up to min(|caller_size|, |full_size|) bytes and
+ * sets its struct_size to what was filled, as the ABI asks (device.h). */
+static void copy_out(void* target, uint32_t caller_size, void* full,
+                     uint32_t full_size) {
+  uint32_t size = caller_size < full_size ? caller_size : full_size;
+  if (size < sizeof(uint32_t)) {
+    return;
+  }
+  memcpy(full, &size, sizeof(size));
+  memcpy(target, full, size);
+}
+
+static void fill_device_info(size_t index, halo_device_info_t* info) {
+  memset(info, 0, sizeof(*info));
+  info->struct_size = sizeof(*info);
+  info->type = (uint32_t)kDevices[index].type;
+  info->device_id = device_id_of(index);
+  copy_string(info->name, sizeof(info->name), kDevices[index].name);
+  copy_string(info->vendor, sizeof(info->vendor), "halo tests");
+  copy_string(info->driver_version, sizeof(info->driver_version), "1.0");
+  info->vendor_id = 0x1234u;
+  info->native_device_id = (uint32_t)index;
+  info->uuid[0] = (uint8_t)(index + 1);
+}
+
+/* ---- Objects ---------------------------------------------------------- */
+
+typedef struct test_driver_t {
+  halo_object_t object;
+  const halo_host_interface_t* host;
+} test_driver_t;
+
+typedef struct test_device_t {
+  halo_object_t object;
+  const halo_host_interface_t* host;
+  /* Retained: the driver outlives its devices. */
+  halo_driver_t* driver;
+  size_t index;
+} test_device_t;
+
+static void* allocate(const halo_host_interface_t* host, size_t size) {
+  return host->allocator.allocate(host->allocator.self, size, sizeof(void*));
+}
+
+static halo_status_t unimplemented(const test_device_t* device, const char* what) {
+  return device->host->status_format(HALO_STATUS_UNIMPLEMENTED,
+                                     "test plugin: %s is not implemented", what);
+}
+
+/* ---- Device ------------------------------------------------------------ */
+
+static void device_destroy(halo_object_t* object) {
+  test_device_t* device = (test_device_t*)object;
+  const halo_host_interface_t* host = device->host;
+  host->object_release((halo_object_t*)device->driver);
+  host->allocator.free(host->allocator.self, device);
+}
+
+static halo_status_t device_query_info(halo_device_t* base,
+                                       halo_device_info_t* out_info) {
+  test_device_t* device = (test_device_t*)base;
+  halo_device_info_t info;
+  fill_device_info(device->index, &info);
+  copy_out(out_info, out_info->struct_size, &info, sizeof(info));
+  return HALO_OK;
+}
+
+static halo_status_t device_query_capabilities(
+    halo_device_t* base, halo_device_capabilities_t* out_caps) {
+  (void)base;
+  halo_device_capabilities_t caps;
+  memset(&caps, 0, sizeof(caps));
+  caps.struct_size = sizeof(caps);
+  caps.queue_count = 0;
+  caps.features = 0;
+  caps.max_semaphore_value_difference = HALO_SEMAPHORE_MAX_VALUE;
+  caps.min_buffer_alignment = 64;
+  copy_string(caps.executable_formats, sizeof(caps.executable_formats), "");
+  copy_out(out_caps, out_caps->struct_size, &caps, sizeof(caps));
+  return HALO_OK;
+}
+
+static halo_status_t device_create_semaphore(halo_device_t* base, uint64_t initial,
+                                             halo_semaphore_flags_t flags,
+                                             halo_semaphore_t** out_semaphore) {
+  (void)initial;
+  (void)flags;
+  (void)out_semaphore;
+  return unimplemented((test_device_t*)base, "create_semaphore");
+}
+
+static halo_semaphore_compatibility_t device_semaphore_compatibility(
+    halo_device_t* base, halo_semaphore_t* semaphore) {
+  (void)base;
+  (void)semaphore;
+  return HALO_SEMAPHORE_COMPATIBILITY_NONE;
+}
+
+static halo_status_t device_queue_execute(halo_device_t* base,
+                                          const halo_queue_execute_info_t* info) {
+  (void)info;
+  return unimplemented((test_device_t*)base, "queue_execute");
+}
+
+static halo_status_t device_queue_flush(halo_device_t* base,
+                                        halo_queue_affinity_t affinity) {
+  (void)affinity;
+  return unimplemented((test_device_t*)base, "queue_flush");
+}
+
+static halo_status_t device_wait_semaphores(halo_device_t* base, halo_wait_mode_t mode,
+                                            size_t count,
+                                            halo_semaphore_t* const* semaphores,
+                                            const uint64_t* values,
+                                            halo_time_ns_t deadline) {
+  (void)mode;
+  (void)count;
+  (void)semaphores;
+  (void)values;
+  (void)deadline;
+  return unimplemented((test_device_t*)base, "wait_semaphores");
+}
+
+static halo_status_t device_wait_idle(halo_device_t* base, halo_time_ns_t deadline) {
+  (void)deadline;
+  return unimplemented((test_device_t*)base, "wait_idle");
+}
+
+/* allocate_buffer, create_command_buffer and create_executable stay NULL:
+ * device.h says libhalo then answers UNIMPLEMENTED itself. */
+static const halo_device_vtable_t kDeviceVtable = {
+    .object = {.struct_size = sizeof(halo_device_vtable_t),
+               .type = HALO_OBJECT_TYPE_DEVICE,
+               .destroy = device_destroy},
+    .query_info = device_query_info,
+    .query_capabilities = device_query_capabilities,
+    .create_semaphore = device_create_semaphore,
+    .semaphore_compatibility = device_semaphore_compatibility,
+    .queue_execute = device_queue_execute,
+    .queue_flush = device_queue_flush,
+    .wait_semaphores = device_wait_semaphores,
+    .wait_idle = device_wait_idle,
+    .allocate_buffer = NULL,
+    .create_command_buffer = NULL,
+    .create_executable = NULL,
+};
+
+/* ---- Driver ------------------------------------------------------------ */
+
+static void driver_destroy(halo_object_t* object) {
+  test_driver_t* driver = (test_driver_t*)object;
+  driver->host->allocator.free(driver->host->allocator.self, driver);
+}
+
+static halo_status_t driver_query_info(halo_driver_t* base,
+                                       halo_driver_info_t* out_info) {
+  (void)base;
+  halo_driver_info_t info;
+  memset(&info, 0, sizeof(info));
+  info.struct_size = sizeof(info);
+  copy_string(info.name, sizeof(info.name), TEST_PLUGIN_NAME);
+  copy_string(info.version, sizeof(info.version), "1.2.3-test");
+  copy_string(info.description, sizeof(info.description),
+              "loader test plugin " TEST_PLUGIN_NAME);
+  copy_out(out_info, out_info->struct_size, &info, sizeof(info));
+  return HALO_OK;
+}
+
+static halo_status_t driver_enumerate_devices(halo_driver_t* base, size_t capacity,
+                                              size_t info_stride,
+                                              halo_device_info_t* out_infos,
+                                              size_t* out_count) {
+  test_driver_t* driver = (test_driver_t*)base;
+#if TEST_PLUGIN_MODE == TEST_MODE_ENUMERATE_FAILS
+  (void)capacity;
+  (void)info_stride;
+  (void)out_infos;
+  (void)out_count;
+  return driver->host->status_create(HALO_STATUS_DATA_LOSS,
+                                     "test plugin: the device list was lost");
+#else
+  (void)driver;
+  for (size_t i = 0; i < capacity && i < DEVICE_COUNT; ++i) {
+    halo_device_info_t info;
+    fill_device_info(i, &info);
+    uint32_t stride = info_stride > UINT32_MAX ? UINT32_MAX : (uint32_t)info_stride;
+    copy_out((char*)out_infos + i * info_stride, stride, &info, sizeof(info));
+  }
+  *out_count = DEVICE_COUNT;
+  return HALO_OK;
+#endif
+}
+
+static halo_status_t driver_create_device(halo_driver_t* base,
+                                          halo_device_id_t device_id,
+                                          const halo_device_params_t* params,
+                                          halo_device_t** out_device) {
+  test_driver_t* driver = (test_driver_t*)base;
+  (void)params;
+  for (size_t i = 0; i < DEVICE_COUNT; ++i) {
+    if (device_id_of(i) != device_id) {
+      continue;
+    }
+    test_device_t* device = allocate(driver->host, sizeof(*device));
+    if (device == NULL) {
+      return driver->host->status_create(HALO_STATUS_RESOURCE_EXHAUSTED,
+                                         "test plugin: out of memory");
+    }
+    halo_object_t header = HALO_OBJECT_HEADER_INIT(&kDeviceVtable);
+    device->object = header;
+    device->host = driver->host;
+    driver->host->object_retain(&driver->object);
+    device->driver = base;
+    device->index = i;
+    *out_device = (halo_device_t*)device;
+    return HALO_OK;
+  }
+  return driver->host->status_format(HALO_STATUS_NOT_FOUND,
+                                     "test plugin: no device with id %llu",
+                                     (unsigned long long)device_id);
+}
+
+static const halo_driver_vtable_t kDriverVtable = {
+    .object = {.struct_size = sizeof(halo_driver_vtable_t),
+               .type = HALO_OBJECT_TYPE_DRIVER,
+               .destroy = driver_destroy},
+    .query_info = driver_query_info,
+    .enumerate_devices = driver_enumerate_devices,
+    .create_device = driver_create_device,
+};
+
+static halo_status_t create_driver(const halo_host_interface_t* host,
+                                   halo_driver_t** out_driver) {
+#if TEST_PLUGIN_MODE == TEST_MODE_CREATE_FAILS
+  (void)out_driver;
+  (void)kDriverVtable;
+  return host->status_create(HALO_STATUS_PERMISSION_DENIED,
+                             "test plugin: cannot open /dev/halo-test");
+#else
+  test_driver_t* driver = allocate(host, sizeof(*driver));
+  if (driver == NULL) {
+    return host->status_create(HALO_STATUS_RESOURCE_EXHAUSTED,
+                               "test plugin: out of memory");
+  }
+  halo_object_t header = HALO_OBJECT_HEADER_INIT(&kDriverVtable);
+  driver->object = header;
+  driver->host = host;
+  *out_driver = (halo_driver_t*)driver;
+  return HALO_OK;
+#endif
+}
+
+/* ---- Entry ------------------------------------------------------------- */
+
+#if TEST_PLUGIN_MODE == TEST_MODE_DESCRIPTOR_V2
+#define DESCRIPTOR_ABI_VERSION HALO_MAKE_VERSION(2, 0)
+#else
+#define DESCRIPTOR_ABI_VERSION HALO_ABI_VERSION
+#endif
+
+#if TEST_PLUGIN_MODE == TEST_MODE_NAME_MISMATCH
+#define DESCRIPTOR_NAME "someone_else"
+#else
+#define DESCRIPTOR_NAME TEST_PLUGIN_NAME
+#endif
+
+static const halo_plugin_descriptor_t kDescriptor = {
+    .struct_size = sizeof(halo_plugin_descriptor_t),
+    .abi_version = DESCRIPTOR_ABI_VERSION,
+    .name = DESCRIPTOR_NAME,
+    .version = "1.2.3-test",
+    .create_driver = create_driver,
+};
+
+#if TEST_PLUGIN_MODE == TEST_MODE_NO_ENTRY
+/* Misspelt on purpose: the loader must find no halo_plugin_query. Exported
+ * with default visibility so the library still has a dynamic symbol. */
+HALO_PLUGIN_EXPORT const halo_plugin_descriptor_t* halo_plugin_querry(
+    const halo_plugin_query_params_t* params);
+const halo_plugin_descriptor_t* halo_plugin_querry(
+    const halo_plugin_query_params_t* params) {
+  (void)params;
+  return &kDescriptor;
+}
+#else
+HALO_PLUGIN_EXPORT const halo_plugin_descriptor_t* halo_plugin_query(
+    const halo_plugin_query_params_t* params);
+const halo_plugin_descriptor_t* halo_plugin_query(
+    const halo_plugin_query_params_t* params) {
+#if TEST_PLUGIN_MODE == TEST_MODE_QUERY_NULL
+  /* Says why first, as plugin.h asks, so the loader can quote it. */
+  (void)kDescriptor;
+  params->host->log(params->host->self, HALO_LOG_LEVEL_ERROR,
+                    "test plugin: no supported hardware generation");
+  return NULL;
+#else
+  (void)params;
+  return &kDescriptor;
+#endif
+}
+#endif

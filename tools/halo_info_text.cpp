@@ -1,0 +1,117 @@
+// halo-info's human-readable output. A skipped plugin's line holds its name,
+// the code name and the reason together, so `grep NAME` finds why it was
+// skipped.
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "halo_info_report.hpp"
+
+namespace halo::info {
+namespace {
+
+std::string join(const std::vector<std::string>& names) {
+  if (names.empty()) {
+    return "none";
+  }
+  std::string text;
+  for (const std::string& name : names) {
+    text += (text.empty() ? "" : ", ") + name;
+  }
+  return text;
+}
+
+std::string or_none(const std::string& text) {
+  return text.empty() ? "(none)" : text;
+}
+
+void field(std::ostream& out, int indent, const char* label,
+           const std::string& value) {
+  out << std::string(static_cast<std::size_t>(indent), ' ') << label << ": "
+      << value << '\n';
+}
+
+void print_plugin(std::ostream& out, const PluginRecord& plugin) {
+  out << "  " << plugin.name << ": ";
+  if (plugin.loaded()) {
+    out << "loaded\n";
+  } else {
+    out << "skipped: " << code_name(plugin.skip_code) << ": "
+        << plugin.skip_reason << '\n';
+  }
+  field(out, 4, "source", plugin.source);
+  field(out, 4, "manifest", or_none(plugin.manifest_path));
+  field(out, 4, "library", or_none(plugin.library_path));
+  field(out, 4, "ABI version",
+        plugin.abi_version == 0 ? "unknown" : version_string(plugin.abi_version));
+  field(out, 4, "priority", std::to_string(plugin.priority));
+}
+
+void print_capabilities(std::ostream& out,
+                        const halo_device_capabilities_t& caps) {
+  field(out, 6, "queues", std::to_string(caps.queue_count));
+  field(out, 6, "features", join(feature_names(caps.features)));
+  field(out, 6, "memory types", join(memory_type_names(caps.memory_types)));
+  field(out, 6, "executable formats",
+        join(split_formats(to_string(caps.executable_formats))));
+  field(out, 6, "max semaphore value difference",
+        std::to_string(caps.max_semaphore_value_difference));
+  field(out, 6, "max buffer size", std::to_string(caps.max_buffer_size));
+  field(out, 6, "min buffer alignment", std::to_string(caps.min_buffer_alignment));
+}
+
+void print_device(std::ostream& out, const DeviceReport& device) {
+  const halo_device_info_t& info = device.info;
+  out << "    device " << device.index << ": " << to_string(info.name) << " ("
+      << device_type_name(info.type) << ")\n";
+  field(out, 6, "device id", std::to_string(info.device_id));
+  field(out, 6, "vendor", or_none(to_string(info.vendor)));
+  field(out, 6, "driver version", or_none(to_string(info.driver_version)));
+  field(out, 6, "vendor id", hex(info.vendor_id));
+  field(out, 6, "native device id", hex(info.native_device_id));
+  field(out, 6, "uuid", uuid_string(info.uuid));
+  if (device.capabilities) {
+    print_capabilities(out, *device.capabilities);
+  }
+  if (!device.error.empty()) {
+    field(out, 6, "error", device.error);
+  }
+}
+
+void print_driver(std::ostream& out, const DriverReport& driver) {
+  out << "  driver " << driver.index << ": ";
+  if (driver.info) {
+    out << to_string(driver.info->name) << ' ' << to_string(driver.info->version)
+        << '\n';
+    field(out, 4, "description", or_none(to_string(driver.info->description)));
+  } else {
+    out << "(no info)\n";
+    field(out, 4, "error", driver.error);
+  }
+  field(out, 4, "devices", std::to_string(driver.devices.size()));
+  for (const DeviceReport& device : driver.devices) {
+    print_device(out, device);
+  }
+}
+
+}  // namespace
+
+void print_text(std::ostream& out, const Report& report) {
+  std::size_t loaded = 0;
+  for (const PluginRecord& plugin : report.plugins) {
+    loaded += plugin.loaded() ? 1 : 0;
+  }
+  out << "halo ABI " << version_string(HALO_ABI_VERSION) << "\n\n";
+  out << "Plugins: " << report.plugins.size() << " considered, " << loaded
+      << " loaded, " << report.plugins.size() - loaded << " skipped\n";
+  for (const PluginRecord& plugin : report.plugins) {
+    print_plugin(out, plugin);
+  }
+  out << "\nDrivers: " << report.drivers.size() << '\n';
+  for (const DriverReport& driver : report.drivers) {
+    print_driver(out, driver);
+  }
+}
+
+}  // namespace halo::info
