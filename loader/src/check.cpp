@@ -20,9 +20,9 @@ halo_status_t null_argument(const char* function, const char* argument) {
                             function, argument);
 }
 
-halo_status_t check_object(const void* object, halo_object_type_t type,
-                           uint32_t min_vtable_size, const char* function,
-                           const char* argument) {
+halo_status_t bad_object(const void* object, halo_object_type_t type,
+                         uint32_t min_vtable_size, const char* function,
+                         const char* argument) {
   if (object == nullptr) return null_argument(function, argument);
   const halo_object_vtable_t* vtable =
       static_cast<const halo_object_t*>(object)->vtable;
@@ -43,7 +43,9 @@ halo_status_t check_object(const void* object, halo_object_type_t type,
         "%s: %s has a %u-byte vtable, smaller than ABI 1.0's %u bytes",
         function, argument, vtable->struct_size, min_vtable_size);
   }
-  return nullptr;
+  return halo_status_format(HALO_STATUS_INTERNAL,
+                            "%s: %s failed a check that now passes", function,
+                            argument);
 }
 
 halo_status_t unimplemented(const char* function, const char* what) {

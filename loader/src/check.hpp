@@ -14,11 +14,29 @@ namespace halo::loader {
 // Returns the readable name of a type tag ("semaphore").
 const char* object_type_name(uint32_t type);
 
+// Builds the INVALID_ARGUMENT status for an |object| that failed the check:
+// NULL, no vtable, another type or a vtable smaller than ABI 1.0's.
+halo_status_t bad_object(const void* object, halo_object_type_t type,
+                         uint32_t min_vtable_size, const char* function,
+                         const char* argument);
+
 // Returns NULL when |object| is a live object of |type| with a vtable at least
 // |min_vtable_size| bytes; else INVALID_ARGUMENT "|function|: |argument| …".
-halo_status_t check_object(const void* object, halo_object_type_t type,
-                           uint32_t min_vtable_size, const char* function,
-                           const char* argument);
+// Inline: every query, poll and signal passes through it, and the valid case
+// is three loads and compares.
+inline halo_status_t check_object(const void* object, halo_object_type_t type,
+                                  uint32_t min_vtable_size,
+                                  const char* function, const char* argument) {
+  if (object != nullptr) [[likely]] {
+    const halo_object_vtable_t* vtable =
+        static_cast<const halo_object_t*>(object)->vtable;
+    if (vtable != nullptr && vtable->type == static_cast<uint32_t>(type) &&
+        vtable->struct_size >= min_vtable_size) [[likely]] {
+      return nullptr;
+    }
+  }
+  return bad_object(object, type, min_vtable_size, function, argument);
+}
 
 // INVALID_ARGUMENT "|function|: |argument| is NULL".
 halo_status_t null_argument(const char* function, const char* argument);

@@ -5,6 +5,7 @@
 // loaded.
 #include <atomic>
 #include <ctime>
+#include <vector>
 
 #include "halo/deadline.h"
 #include "halo/object.h"
@@ -15,6 +16,12 @@ namespace {
 std::atomic_ref<uint32_t> ref_count_of(halo_object_t* object) {
   return std::atomic_ref<uint32_t>(object->ref_count);
 }
+
+// A release can cascade inside a plugin (semaphore → device → driver); the
+// driver's module may be dropped (and its library unmapped) only once the
+// outermost release on this thread has returned out of the plugin's code.
+thread_local int t_release_depth = 0;
+thread_local std::vector<halo_driver_t*> t_dead_drivers;
 
 }  // namespace
 
@@ -32,11 +39,19 @@ void halo_object_release(halo_object_t* object) {
   }
   const halo_object_vtable_t* vtable = object->vtable;
   const bool is_driver = vtable->type == HALO_OBJECT_TYPE_DRIVER;
+  ++t_release_depth;
   vtable->destroy(object);
-  // The plugin's code has returned; only now may its library be unloaded.
+  --t_release_depth;
   if (is_driver) {
-    halo::loader::detach_module_from_driver(
-        reinterpret_cast<halo_driver_t*>(object));
+    t_dead_drivers.push_back(reinterpret_cast<halo_driver_t*>(object));
+  }
+  if (t_release_depth > 0) return;
+  // Every destroy of this cascade has returned: the plugins' code is off the
+  // stack, so their libraries may now be unloaded.
+  while (!t_dead_drivers.empty()) {
+    halo_driver_t* driver = t_dead_drivers.back();
+    t_dead_drivers.pop_back();
+    halo::loader::detach_module_from_driver(driver);
   }
 }
 
