@@ -1,0 +1,1101 @@
+/* template_plugin.c: a complete, minimal halo driver plugin in one C11 file.
+ *
+ * Copy this file to start a driver. It compiles against halo's installed headers only
+ * (see CMakeLists.txt), links nothing of halo, exports one symbol (halo_plugin_query)
+ * and passes every halo-cts case its capabilities claim. It offers one driver with one
+ * device ("template device", type OTHER) and:
+ *   - host-only timeline semaphores (a mutex and a condition variable each) following
+ *     DESIGN.md §4: monotonic signal, sticky first-wins failure, absolute
+ *     CLOCK_MONOTONIC deadlines, polls that never block, timepoints with a race-free
+ *     cancel;
+ *   - one barrier-only queue (DESIGN.md §5): a submission waits through timepoints on
+ *     semaphores of any plugin, then a worker thread signals (or fails) its signal
+ *     semaphores. No buffers, command buffers or executables.
+ * Simplicity beats speed: a real driver swaps in its native semaphore and hardware
+ * queue and keeps the contracts. "VENDOR:" marks what a driver changes first.
+ *
+ * TEST HOOKS (a vendor may delete every block so marked): halo's tests build this file
+ * with TEMPLATE_PLUGIN_NAME (must match the manifest's plugin.name),
+ * TEMPLATE_ABI_VERSION (the version declared), TEMPLATE_DESCRIPTOR_EXTRA_BYTES (a
+ * descriptor padded like a newer 1.x one), TEMPLATE_EXPECT_HEADER_ABI_MINOR (#error
+ * unless the headers are that 1.x) and TEMPLATE_BREAK_* (one deliberate bug each, to
+ * prove the CTS catches it). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "halo/plugin.h"
+#include "halo/semaphore.h"
+
+/* VENDOR: your plugin's name and version. */
+#ifndef TEMPLATE_PLUGIN_NAME
+#define TEMPLATE_PLUGIN_NAME "template"
+#endif
+#define TEMPLATE_PLUGIN_VERSION "0.1.0"
+#ifndef TEMPLATE_ABI_VERSION
+#define TEMPLATE_ABI_VERSION HALO_ABI_VERSION
+#endif
+
+/* TEST HOOK: proves a build used the header copy it was meant to use. */
+#if defined(TEMPLATE_EXPECT_HEADER_ABI_MINOR) && \
+    (HALO_ABI_VERSION_MAJOR != 1 || HALO_ABI_VERSION_MINOR != TEMPLATE_EXPECT_HEADER_ABI_MINOR)
+#error "compiled against the wrong halo headers"
+#endif
+
+/* The only device. Ids start at 1 so that 0 is never valid. */
+#define TEMPLATE_DEVICE_ID ((halo_device_id_t)1)
+
+/* ---- Helpers ----------------------------------------------------------------------- */
+
+static void* host_allocate(const halo_host_interface_t* host, size_t size) {
+  return host->allocator.allocate(host->allocator.self, size, 16);
+}
+
+static void host_free(const halo_host_interface_t* host, void* pointer) {
+  host->allocator.free(host->allocator.self, pointer);
+}
+
+static halo_status_t out_of_memory(const halo_host_interface_t* host) {
+  return host->status_create(HALO_STATUS_RESOURCE_EXHAUSTED,
+                             TEMPLATE_PLUGIN_NAME ": out of memory");
+}
+
+/* Copies |text| into a fixed-size field, always NUL-terminated. */
+static void copy_string(char* target, size_t capacity, const char* text) {
+  size_t length = strlen(text);
+  if (length >= capacity) length = capacity - 1;
+  memcpy(target, text, length);
+  target[length] = '\0';
+}
+
+/* Copies a fully filled |source| struct into the caller's |target|, whose struct_size
+ * (|target_size|) says how much the caller knows: the members both sides know are
+ * written, nothing past them, and struct_size is set to what was written (§2.2). */
+static void copy_out(void* target, uint32_t target_size, void* source,
+                     uint32_t source_size) {
+  uint32_t size = target_size < source_size ? target_size : source_size;
+  if (size < sizeof(uint32_t)) return;
+  memcpy(source, &size, sizeof(size)); /* struct_size is the first member. */
+  memcpy(target, source, size);
+}
+
+/* Every object starts with a header: one reference (the creator's) and its vtable. */
+static void object_init(halo_object_t* object, const void* vtable) {
+  object->ref_count = 1;
+  object->reserved0 = 0;
+  object->vtable = (const halo_object_vtable_t*)vtable;
+}
+
+/* Any plugin's semaphore is used only through its own vtable. */
+static const halo_semaphore_vtable_t* semaphore_vtable_of(halo_semaphore_t* semaphore) {
+  return (const halo_semaphore_vtable_t*)((halo_object_t*)semaphore)->vtable;
+}
+
+/* Condition variables that time out on CLOCK_MONOTONIC, the clock of deadlines (the
+ * default, CLOCK_REALTIME, jumps with the wall clock). With default attributes the
+ * pthread initialisers cannot fail on Linux, so their results are not checked. */
+static void cond_init_monotonic(pthread_cond_t* cond) {
+  pthread_condattr_t attributes;
+  pthread_condattr_init(&attributes);
+  pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
+  pthread_cond_init(cond, &attributes);
+  pthread_condattr_destroy(&attributes);
+}
+
+/* TEST HOOK (TEMPLATE_BREAK_POLL_BLOCKS): every wait treats a poll as an infinite
+ * wait, so a poll that misses hangs. The CTS must time it out. */
+static halo_time_ns_t effective_deadline(halo_time_ns_t deadline) {
+#if defined(TEMPLATE_BREAK_POLL_BLOCKS)
+  if (deadline == HALO_DEADLINE_INFINITE_PAST) return HALO_DEADLINE_INFINITE_FUTURE;
+#endif
+  return deadline;
+}
+
+/* Blocks on |cond| (|mutex| held) until woken or the absolute |deadline|. Returns false
+ * once the deadline has passed; callers re-check their condition after every return,
+ * so spurious wake-ups are harmless. A poll (infinite past) returns false at once. */
+static bool cond_wait_until(const halo_host_interface_t* host, pthread_cond_t* cond,
+                            pthread_mutex_t* mutex, halo_time_ns_t deadline) {
+  if (deadline == HALO_DEADLINE_INFINITE_FUTURE) {
+    pthread_cond_wait(cond, mutex);
+    return true;
+  }
+  if (deadline == HALO_DEADLINE_INFINITE_PAST || host->time_now_ns() >= deadline) {
+    return false;
+  }
+  const struct timespec until = {.tv_sec = (time_t)(deadline / 1000000000),
+                                 .tv_nsec = (long)(deadline % 1000000000)};
+  return pthread_cond_timedwait(cond, mutex, &until) != ETIMEDOUT;
+}
+
+/* The "not yet" of every wait: an immortal status, since a poll must not allocate. */
+static halo_status_t deadline_exceeded(const halo_host_interface_t* host) {
+  return host->status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
+}
+
+/* Keeps this library mapped while a thread it started can still run its code: a worker
+ * may drop the plugin's last object (letting the loader dlclose the library) and then
+ * return through this file. glibc does not unmap a library while one of its threads
+ * has a thread-exit destructor from it pending (what keeps C++ thread_local destructors
+ * safe), so each worker registers an empty one. Elsewhere set HALO_DISABLE_UNLOAD=1. */
+#if defined(__GLIBC__)
+extern void* __dso_handle __attribute__((visibility("hidden")));
+int __cxa_thread_atexit_impl(void (*destructor)(void*), void* object, void* dso_symbol);
+static void unpin_library(void* unused) { (void)unused; }
+static void pin_library_to_this_thread(void) {
+  __cxa_thread_atexit_impl(unpin_library, NULL, &__dso_handle);
+}
+#else
+static void pin_library_to_this_thread(void) {}
+#endif
+
+/* ---- Objects ----------------------------------------------------------------------- */
+
+typedef struct template_driver_t {
+  halo_object_t object; /* First: every halo object starts with its header. */
+  const halo_host_interface_t* host;
+} template_driver_t;
+
+typedef struct template_submission_t template_submission_t;
+
+typedef struct template_device_t {
+  halo_object_t object;
+  const halo_host_interface_t* host;
+  halo_driver_t* driver; /* Retained: the driver outlives its devices. */
+  pthread_mutex_t mutex; /* Guards everything below. */
+  /* Bumped, and |changed| broadcast, whenever a semaphore of this device is signalled
+   * or failed: multi-semaphore waits sleep on it. */
+  uint64_t generation;
+  pthread_cond_t changed;
+  /* The queue: submissions ready for the worker, in order; and every submission not
+   * yet completed, oldest first (for wait_idle). */
+  template_submission_t* ready_head;
+  template_submission_t* ready_tail;
+  template_submission_t* in_flight_head;
+  template_submission_t* in_flight_tail;
+  uint64_t next_sequence;
+  pthread_cond_t work_ready; /* Wakes the worker. */
+  pthread_cond_t progress;   /* Wakes wait_idle. */
+  bool stopping;
+  pthread_t worker;
+} template_device_t;
+
+/* A list of timepoints, linked through their own implementation[] words: registering
+ * a timepoint allocates nothing. */
+typedef struct timepoint_list_t {
+  halo_timepoint_t* head;
+  halo_timepoint_t* tail;
+} timepoint_list_t;
+
+typedef struct template_semaphore_t {
+  halo_object_t object;
+  const halo_host_interface_t* host;
+  template_device_t* device; /* Retained. */
+  pthread_mutex_t mutex;     /* Guards every member but |value|'s reads. */
+  pthread_cond_t changed;    /* Wakes waiters: new value or failure. */
+  /* The payload, or HALO_SEMAPHORE_FAILURE_VALUE once failed. Written under the mutex,
+   * read without it by query and the fast paths. */
+  _Atomic uint64_t value;
+  /* The first failure: set once, before |value| becomes the failure value, and never
+   * changed again, so whoever saw the failure value may clone it without the lock. */
+  halo_status_t failure;
+  timepoint_list_t pending;      /* Registered; value not reached yet. */
+  timepoint_list_t dispatching;  /* Resolved; callback not started yet. */
+  uint32_t callbacks_running;    /* Callbacks executing right now... */
+  pthread_cond_t callbacks_done; /* ...and the signal that the count dropped. */
+} template_semaphore_t;
+
+/* ---- Timepoint lists --------------------------------------------------------------- */
+
+/* The implementation[] words in use while a timepoint is registered here. */
+enum { TP_NEXT, TP_PREV, TP_LIST, TP_RESULT, TP_OWNER };
+enum { TP_IN_NO_LIST, TP_IN_PENDING, TP_IN_DISPATCHING }; /* TP_LIST values. */
+enum { TP_REACHED, TP_FAILED };                            /* TP_RESULT values. */
+
+static halo_timepoint_t* tp_link(halo_timepoint_t* timepoint, int word) {
+  return (halo_timepoint_t*)timepoint->implementation[word];
+}
+
+static void list_push_back(timepoint_list_t* list, halo_timepoint_t* timepoint,
+                           uintptr_t list_id) {
+  timepoint->implementation[TP_NEXT] = 0;
+  timepoint->implementation[TP_PREV] = (uintptr_t)list->tail;
+  timepoint->implementation[TP_LIST] = list_id;
+  if (list->tail != NULL) {
+    list->tail->implementation[TP_NEXT] = (uintptr_t)timepoint;
+  } else {
+    list->head = timepoint;
+  }
+  list->tail = timepoint;
+}
+
+static void list_remove(timepoint_list_t* list, halo_timepoint_t* timepoint) {
+  halo_timepoint_t* next = tp_link(timepoint, TP_NEXT);
+  halo_timepoint_t* previous = tp_link(timepoint, TP_PREV);
+  if (previous != NULL) {
+    previous->implementation[TP_NEXT] = (uintptr_t)next;
+  } else {
+    list->head = next;
+  }
+  if (next != NULL) {
+    next->implementation[TP_PREV] = (uintptr_t)previous;
+  } else {
+    list->tail = previous;
+  }
+  timepoint->implementation[TP_LIST] = TP_IN_NO_LIST;
+}
+
+/* Moves a pending |timepoint| to the dispatching list. Lock held. */
+static void resolve_timepoint(template_semaphore_t* semaphore, halo_timepoint_t* timepoint,
+                              uintptr_t result) {
+  list_remove(&semaphore->pending, timepoint);
+  timepoint->implementation[TP_RESULT] = result;
+  list_push_back(&semaphore->dispatching, timepoint, TP_IN_DISPATCHING);
+}
+
+/* ---- Semaphore --------------------------------------------------------------------- */
+
+/* The callbacks this thread is running right now, innermost first: a cancel called
+ * from inside a callback must not wait for that callback to return. */
+typedef struct dispatch_frame_t {
+  template_semaphore_t* semaphore;
+  struct dispatch_frame_t* outer;
+} dispatch_frame_t;
+static _Thread_local dispatch_frame_t* t_dispatch_frames = NULL;
+
+static uint32_t callbacks_running_on_this_thread(template_semaphore_t* semaphore) {
+  uint32_t count = 0;
+  for (dispatch_frame_t* frame = t_dispatch_frames; frame; frame = frame->outer) {
+    count += frame->semaphore == semaphore;
+  }
+  return count;
+}
+
+/* Runs the callback of every resolved timepoint, one at a time and outside the lock
+ * (a callback may signal, query or register on this very semaphore). Each is popped
+ * under the lock and counted in |callbacks_running| until it returns, so that cancel
+ * can wait for it. Once its callback starts, a timepoint is never touched again: the
+ * callback may free it. */
+static void semaphore_dispatch(template_semaphore_t* semaphore) {
+  pthread_mutex_lock(&semaphore->mutex);
+  halo_timepoint_t* timepoint;
+  while ((timepoint = semaphore->dispatching.head) != NULL) {
+    list_remove(&semaphore->dispatching, timepoint);
+    const bool failed = timepoint->implementation[TP_RESULT] == TP_FAILED;
+    halo_timepoint_callback_t callback = timepoint->callback;
+    void* user_data = timepoint->user_data;
+    ++semaphore->callbacks_running;
+    pthread_mutex_unlock(&semaphore->mutex);
+
+    /* The failure never changes once set, so it is cloned outside the lock. */
+    halo_status_t status = failed ? semaphore->host->status_clone(semaphore->failure)
+                                  : HALO_OK;
+    dispatch_frame_t frame = {semaphore, t_dispatch_frames};
+    t_dispatch_frames = &frame;
+    callback(user_data, timepoint, status); /* Takes ownership of |status|. */
+    t_dispatch_frames = frame.outer;
+
+    pthread_mutex_lock(&semaphore->mutex);
+    if (--semaphore->callbacks_running == 0) {
+      pthread_cond_broadcast(&semaphore->callbacks_done);
+    }
+  }
+  pthread_mutex_unlock(&semaphore->mutex);
+}
+
+/* Wakes multi-semaphore waiters of |device|. Called after the new value is stored, so
+ * a waiter that read the generation before checking the values cannot miss it. */
+static void device_notify_changed(template_device_t* device) {
+  pthread_mutex_lock(&device->mutex);
+  ++device->generation;
+  pthread_cond_broadcast(&device->changed);
+  pthread_mutex_unlock(&device->mutex);
+}
+
+/* Registered timepoints keep their semaphore alive (semaphore.h), so none is left. */
+static void semaphore_destroy(halo_object_t* object) {
+  template_semaphore_t* semaphore = (template_semaphore_t*)object;
+  const halo_host_interface_t* host = semaphore->host;
+  template_device_t* device = semaphore->device;
+  host->status_free(semaphore->failure);
+  pthread_cond_destroy(&semaphore->callbacks_done);
+  pthread_cond_destroy(&semaphore->changed);
+  pthread_mutex_destroy(&semaphore->mutex);
+  host_free(host, semaphore);
+  host->object_release(&device->object);
+}
+
+/* Never blocks: one atomic load. */
+static halo_status_t semaphore_query(halo_semaphore_t* base, uint64_t* out_value) {
+  template_semaphore_t* semaphore = (template_semaphore_t*)base;
+  const uint64_t value = atomic_load_explicit(&semaphore->value, memory_order_acquire);
+  *out_value = value;
+  if (value >= HALO_SEMAPHORE_FAILURE_VALUE) {
+    return semaphore->host->status_clone(semaphore->failure);
+  }
+  return HALO_OK;
+}
+
+/* libhalo has checked |value| against 1 … HALO_SEMAPHORE_MAX_VALUE. */
+static halo_status_t semaphore_signal(halo_semaphore_t* base, uint64_t value) {
+  template_semaphore_t* semaphore = (template_semaphore_t*)base;
+  const halo_host_interface_t* host = semaphore->host;
+  pthread_mutex_lock(&semaphore->mutex);
+  uint64_t current = atomic_load_explicit(&semaphore->value, memory_order_relaxed);
+  if (semaphore->failure != NULL) {
+#if defined(TEMPLATE_BREAK_FAILURE_NOT_STICKY)
+    /* TEST HOOK: a signal "repairs" a failed semaphore. The status is leaked on
+     * purpose: a concurrent query may still be cloning it. */
+    semaphore->failure = NULL;
+    current = 0;
+#else
+    halo_status_t copy = host->status_clone(semaphore->failure);
+    pthread_mutex_unlock(&semaphore->mutex);
+    return copy;
+#endif
+  }
+#if defined(TEMPLATE_BREAK_SIGNAL_ALLOWS_LOWER)
+  (void)current; /* TEST HOOK: no monotonicity check; the payload may go down. */
+#else
+  if (value <= current) {
+    pthread_mutex_unlock(&semaphore->mutex);
+    return host->status_format(HALO_STATUS_INVALID_ARGUMENT,
+                               TEMPLATE_PLUGIN_NAME ": signal value %llu is not above the "
+                               "payload %llu", (unsigned long long)value,
+                               (unsigned long long)current);
+  }
+#endif
+  atomic_store_explicit(&semaphore->value, value, memory_order_release);
+  for (halo_timepoint_t *timepoint = semaphore->pending.head, *next; timepoint != NULL;
+       timepoint = next) {
+    next = tp_link(timepoint, TP_NEXT);
+    if (timepoint->value <= value) resolve_timepoint(semaphore, timepoint, TP_REACHED);
+  }
+  pthread_cond_broadcast(&semaphore->changed);
+  pthread_mutex_unlock(&semaphore->mutex);
+  semaphore_dispatch(semaphore);
+  device_notify_changed(semaphore->device);
+  return HALO_OK;
+}
+
+/* Takes ownership of |status|. The first failure wins; later ones are freed. */
+static void semaphore_fail(halo_semaphore_t* base, halo_status_t status) {
+  template_semaphore_t* semaphore = (template_semaphore_t*)base;
+  pthread_mutex_lock(&semaphore->mutex);
+  if (semaphore->failure != NULL) {
+    pthread_mutex_unlock(&semaphore->mutex);
+    semaphore->host->status_free(status);
+    return;
+  }
+  semaphore->failure = status;
+  atomic_store_explicit(&semaphore->value, HALO_SEMAPHORE_FAILURE_VALUE,
+                        memory_order_release);
+  while (semaphore->pending.head != NULL) {
+    resolve_timepoint(semaphore, semaphore->pending.head, TP_FAILED);
+  }
+  pthread_cond_broadcast(&semaphore->changed);
+  pthread_mutex_unlock(&semaphore->mutex);
+  semaphore_dispatch(semaphore);
+  device_notify_changed(semaphore->device);
+}
+
+static halo_status_t semaphore_wait(halo_semaphore_t* base, uint64_t value,
+                                    halo_time_ns_t deadline) {
+  template_semaphore_t* semaphore = (template_semaphore_t*)base;
+  const halo_host_interface_t* host = semaphore->host;
+  deadline = effective_deadline(deadline);
+  /* Fast path, without the lock: already reached. */
+  const uint64_t seen = atomic_load_explicit(&semaphore->value, memory_order_acquire);
+  if (seen >= value && seen < HALO_SEMAPHORE_FAILURE_VALUE) return HALO_OK;
+
+  halo_status_t result = HALO_OK;
+  bool timed_out = false;
+  pthread_mutex_lock(&semaphore->mutex);
+  for (;;) {
+    if (semaphore->failure != NULL) {
+      result = host->status_clone(semaphore->failure);
+      break;
+    }
+    if (atomic_load_explicit(&semaphore->value, memory_order_relaxed) >= value) break;
+    if (timed_out) {
+#if !defined(TEMPLATE_BREAK_WAIT_IGNORES_DEADLINE) /* TEST HOOK: else "reached". */
+      result = deadline_exceeded(host);
+#endif
+      break;
+    }
+    timed_out = !cond_wait_until(host, &semaphore->changed, &semaphore->mutex, deadline);
+  }
+  pthread_mutex_unlock(&semaphore->mutex);
+  return result;
+}
+
+/* Registers |timepoint|. Its callback runs inline when the value is already reached
+ * or the semaphore has failed. */
+static halo_status_t semaphore_acquire_timepoint(halo_semaphore_t* base,
+                                                 halo_timepoint_t* timepoint) {
+  template_semaphore_t* semaphore = (template_semaphore_t*)base;
+  memset(timepoint->implementation, 0, sizeof(timepoint->implementation));
+  timepoint->implementation[TP_OWNER] = (uintptr_t)semaphore;
+  pthread_mutex_lock(&semaphore->mutex);
+  list_push_back(&semaphore->pending, timepoint, TP_IN_PENDING);
+  if (semaphore->failure != NULL) {
+    resolve_timepoint(semaphore, timepoint, TP_FAILED);
+  } else if (atomic_load_explicit(&semaphore->value, memory_order_relaxed) >=
+             timepoint->value) {
+    resolve_timepoint(semaphore, timepoint, TP_REACHED);
+  }
+  const bool resolved = timepoint->implementation[TP_LIST] == TP_IN_DISPATCHING;
+  pthread_mutex_unlock(&semaphore->mutex);
+  if (resolved) semaphore_dispatch(semaphore);
+  return HALO_OK;
+}
+
+/* Returns true when the callback will never run, false once it has run to completion.
+ * A timepoint still in a list is simply removed. Otherwise its callback was popped
+ * (and counted as running) or has finished: waiting until no callback of this
+ * semaphore runs, except this thread's own, covers both. */
+static bool semaphore_cancel_timepoint(halo_semaphore_t* base, halo_timepoint_t* timepoint) {
+  template_semaphore_t* semaphore = (template_semaphore_t*)base;
+  pthread_mutex_lock(&semaphore->mutex);
+  if (timepoint->implementation[TP_OWNER] == (uintptr_t)semaphore) {
+    const uintptr_t list = timepoint->implementation[TP_LIST];
+    if (list == TP_IN_PENDING || list == TP_IN_DISPATCHING) {
+      list_remove(list == TP_IN_PENDING ? &semaphore->pending : &semaphore->dispatching,
+                  timepoint);
+      pthread_mutex_unlock(&semaphore->mutex);
+      return true;
+    }
+  }
+  const uint32_t own = callbacks_running_on_this_thread(semaphore);
+  while (semaphore->callbacks_running > own) {
+    pthread_cond_wait(&semaphore->callbacks_done, &semaphore->mutex);
+  }
+  pthread_mutex_unlock(&semaphore->mutex);
+  return false;
+}
+
+static halo_device_t* semaphore_device(halo_semaphore_t* base) {
+  return (halo_device_t*)((template_semaphore_t*)base)->device;
+}
+
+static const halo_semaphore_vtable_t kSemaphoreVtable = {
+    .object = {.struct_size = sizeof(halo_semaphore_vtable_t),
+               .type = HALO_OBJECT_TYPE_SEMAPHORE,
+               .destroy = semaphore_destroy},
+    .query = semaphore_query,
+    .signal = semaphore_signal,
+    .fail = semaphore_fail,
+    .wait = semaphore_wait,
+    .acquire_timepoint = semaphore_acquire_timepoint,
+    .cancel_timepoint = semaphore_cancel_timepoint,
+    .device = semaphore_device,
+};
+
+/* libhalo has checked |initial_value| against HALO_SEMAPHORE_MAX_VALUE. */
+static halo_status_t semaphore_create(template_device_t* device, uint64_t initial_value,
+                                      halo_semaphore_t** out_semaphore) {
+  const halo_host_interface_t* host = device->host;
+  *out_semaphore = NULL;
+  template_semaphore_t* semaphore = host_allocate(host, sizeof(*semaphore));
+  if (semaphore == NULL) return out_of_memory(host);
+  memset(semaphore, 0, sizeof(*semaphore));
+  object_init(&semaphore->object, &kSemaphoreVtable);
+  semaphore->host = host;
+  semaphore->device = device;
+  host->object_retain(&device->object);
+  pthread_mutex_init(&semaphore->mutex, NULL);
+  cond_init_monotonic(&semaphore->changed);
+  pthread_cond_init(&semaphore->callbacks_done, NULL);
+  atomic_init(&semaphore->value, initial_value);
+  *out_semaphore = (halo_semaphore_t*)semaphore;
+  return HALO_OK;
+}
+
+/* ---- Queue ------------------------------------------------------------------------- */
+
+/* One queue_execute, allocated in one block with its arrays. Holds a reference to the
+ * device and to every semaphore it names until it completes. */
+struct template_submission_t {
+  template_device_t* device;
+  uint64_t sequence;
+  template_submission_t* next_ready;
+  template_submission_t* previous_in_flight;
+  template_submission_t* next_in_flight;
+  _Atomic uint64_t state;         /* SUBMISSION_* bits and the unresolved waits. */
+  _Atomic(halo_status_t) failure; /* The first failed wait's status (owned). */
+  size_t wait_count;
+  halo_semaphore_t** wait_semaphores;
+  halo_timepoint_t* wait_timepoints;
+  size_t signal_count;
+  halo_semaphore_t** signal_semaphores;
+  uint64_t* signal_values;
+};
+
+/* Appends |submission| to the worker's ready list. The worker is woken under the lock:
+ * once it is released, the worker may complete the submission and free the device. */
+static void queue_enqueue_ready(template_submission_t* submission) {
+  template_device_t* device = submission->device;
+  pthread_mutex_lock(&device->mutex);
+  submission->next_ready = NULL;
+  if (device->ready_tail != NULL) {
+    device->ready_tail->next_ready = submission;
+  } else {
+    device->ready_head = submission;
+  }
+  device->ready_tail = submission;
+  pthread_cond_signal(&device->work_ready);
+  pthread_mutex_unlock(&device->mutex);
+}
+
+/* A submission's state word: flags, and the number of unresolved waits above them. */
+enum {
+  SUBMISSION_REGISTERING = 1, /* queue_execute is still registering the waits. */
+  SUBMISSION_FAILED = 2,      /* A wait failed: the others are not awaited. */
+  SUBMISSION_HANDED_OVER = 4, /* Given to the worker, which now owns it. */
+  SUBMISSION_ONE_WAIT = 8
+};
+
+/* Resolves |resolved| waits and sets or clears flags in one atomic step, which also
+ * hands |submission| to the worker when it makes it ready: every wait reached, or one
+ * failed (nothing hangs on the others). Never while queue_execute still registers
+ * waits, and exactly once. One step matters: once the submission is handed over, the
+ * worker may free it, so neither queue_execute nor a callback may look at it again. */
+static void submission_update(template_submission_t* submission, uint64_t resolved,
+                              uint64_t set, uint64_t clear) {
+  uint64_t old = atomic_load(&submission->state), updated;
+  do {
+    updated = ((old - resolved * SUBMISSION_ONE_WAIT) | set) & ~clear;
+    const bool ready = updated < SUBMISSION_ONE_WAIT || (updated & SUBMISSION_FAILED) != 0;
+    if (ready && (updated & SUBMISSION_REGISTERING) == 0) updated |= SUBMISSION_HANDED_OVER;
+  } while (!atomic_compare_exchange_weak(&submission->state, &old, updated));
+  if ((old & SUBMISSION_HANDED_OVER) == 0 && (updated & SUBMISSION_HANDED_OVER) != 0) {
+    queue_enqueue_ready(submission);
+  }
+}
+
+/* A wait resolved: reached (OK |status|) or failed. Runs on whichever thread resolved
+ * it, so it only records the outcome: signalling from here could recurse through a
+ * whole chain of submissions, each waiting on the one before. */
+static void submission_timepoint_callback(void* user_data, halo_timepoint_t* timepoint,
+                                          halo_status_t status) {
+  template_submission_t* submission = (template_submission_t*)user_data;
+  const bool failed = status != HALO_OK;
+  (void)timepoint;
+  if (failed) {
+    halo_status_t expected = NULL;
+    if (!atomic_compare_exchange_strong(&submission->failure, &expected, status)) {
+      submission->device->host->status_free(status); /* The first failure wins. */
+    }
+  }
+  submission_update(submission, 1, failed ? SUBMISSION_FAILED : 0, 0);
+}
+
+/* Logs a failed signal: the submission itself has nobody to report to. */
+static void log_signal_error(const halo_host_interface_t* host, uint64_t sequence,
+                             halo_status_t status) {
+  char message[512];
+  snprintf(message, sizeof(message), "submission %llu: signal failed: %s",
+           (unsigned long long)sequence, host->status_message(status));
+  host->log(host->self, HALO_LOG_LEVEL_WARN, message);
+  host->status_free(status);
+}
+
+/* On the worker: signals (or fails) the signal semaphores, drops every reference and
+ * frees |submission|. May drop the device's last reference, destroying the device on
+ * this very thread (see device_destroy). */
+static void submission_complete(template_submission_t* submission) {
+  template_device_t* device = submission->device;
+  const halo_host_interface_t* host = device->host;
+  /* After a failure other waits may still be registered, or their callbacks running:
+   * cancel each (race-free) before the memory goes. */
+  for (size_t i = 0; i < submission->wait_count; ++i) {
+    halo_semaphore_t* semaphore = submission->wait_semaphores[i];
+    halo_timepoint_t* timepoint = &submission->wait_timepoints[i];
+    if (timepoint->callback == NULL) continue; /* Never registered. */
+    semaphore_vtable_of(semaphore)->cancel_timepoint(semaphore, timepoint);
+  }
+  halo_status_t failure = atomic_load(&submission->failure);
+  for (size_t i = 0; i < submission->signal_count; ++i) {
+    halo_semaphore_t* semaphore = submission->signal_semaphores[i];
+    if (failure != HALO_OK) {
+      semaphore_vtable_of(semaphore)->fail(semaphore, host->status_clone(failure));
+      continue;
+    }
+    /* VENDOR: this is where the command buffers' completion would lead. */
+    halo_status_t status =
+        semaphore_vtable_of(semaphore)->signal(semaphore, submission->signal_values[i]);
+    if (status != HALO_OK) log_signal_error(host, submission->sequence, status);
+  }
+  host->status_free(failure);
+  for (size_t i = 0; i < submission->wait_count; ++i) {
+    host->object_release((halo_object_t*)submission->wait_semaphores[i]);
+  }
+  for (size_t i = 0; i < submission->signal_count; ++i) {
+    host->object_release((halo_object_t*)submission->signal_semaphores[i]);
+  }
+  /* No longer in flight. Only the oldest one's completion can end a wait_idle. */
+  pthread_mutex_lock(&device->mutex);
+  template_submission_t* previous = submission->previous_in_flight;
+  template_submission_t* next = submission->next_in_flight;
+  if (previous != NULL) {
+    previous->next_in_flight = next;
+  } else {
+    device->in_flight_head = next;
+    pthread_cond_broadcast(&device->progress);
+  }
+  if (next != NULL) {
+    next->previous_in_flight = previous;
+  } else {
+    device->in_flight_tail = previous;
+  }
+  pthread_mutex_unlock(&device->mutex);
+  host_free(host, submission);
+  host->object_release(&device->object); /* Possibly the last reference. */
+}
+
+/* Set when device_destroy ran on the worker thread itself. */
+static _Thread_local bool t_worker_device_destroyed = false;
+
+static void* queue_worker_main(void* argument) {
+  template_device_t* device = (template_device_t*)argument;
+  pin_library_to_this_thread();
+  pthread_mutex_lock(&device->mutex);
+  for (;;) {
+    template_submission_t* submission = device->ready_head;
+    if (submission != NULL) {
+      device->ready_head = submission->next_ready;
+      if (device->ready_head == NULL) device->ready_tail = NULL;
+      pthread_mutex_unlock(&device->mutex);
+      submission_complete(submission);
+      if (t_worker_device_destroyed) return NULL; /* |device| is gone. */
+      pthread_mutex_lock(&device->mutex);
+    } else if (device->stopping) {
+      break;
+    } else {
+      pthread_cond_wait(&device->work_ready, &device->mutex);
+    }
+  }
+  pthread_mutex_unlock(&device->mutex);
+  return NULL;
+}
+
+/* Allocates |info|'s submission in one block (every array member is 8 bytes, so all
+ * stay aligned), retaining the device and every semaphore. */
+static template_submission_t* submission_create(template_device_t* device,
+                                                const halo_queue_execute_info_t* info) {
+  const halo_host_interface_t* host = device->host;
+  const size_t waits = info->wait_count, signals = info->signal_count;
+  const size_t size = sizeof(template_submission_t) + waits * sizeof(halo_timepoint_t) +
+                      (waits + signals) * sizeof(halo_semaphore_t*) +
+                      signals * sizeof(uint64_t);
+  template_submission_t* submission = host_allocate(host, size);
+  if (submission == NULL) return NULL;
+  memset(submission, 0, size);
+  submission->device = device;
+  submission->wait_count = waits;
+  submission->wait_timepoints = (halo_timepoint_t*)(submission + 1);
+  submission->wait_semaphores = (halo_semaphore_t**)(submission->wait_timepoints + waits);
+  submission->signal_count = signals;
+  submission->signal_semaphores = submission->wait_semaphores + waits;
+  submission->signal_values = (uint64_t*)(submission->signal_semaphores + signals);
+  atomic_init(&submission->state, waits * SUBMISSION_ONE_WAIT | SUBMISSION_REGISTERING);
+  atomic_init(&submission->failure, NULL);
+  host->object_retain(&device->object);
+  for (size_t i = 0; i < waits; ++i) {
+    submission->wait_semaphores[i] = info->wait_semaphores[i];
+    host->object_retain((halo_object_t*)info->wait_semaphores[i]);
+  }
+  for (size_t i = 0; i < signals; ++i) {
+    submission->signal_semaphores[i] = info->signal_semaphores[i];
+    submission->signal_values[i] = info->signal_values[i];
+    host->object_retain((halo_object_t*)info->signal_semaphores[i]);
+  }
+  return submission;
+}
+
+/* Never blocks: retains everything, registers one timepoint per wait and returns. The
+ * submission goes to the worker when its last wait is reached (or one fails). */
+static halo_status_t device_queue_execute(halo_device_t* base,
+                                          const halo_queue_execute_info_t* info) {
+  template_device_t* device = (template_device_t*)base;
+  const halo_host_interface_t* host = device->host;
+  if (info->command_buffer_count != 0) { /* VENDOR: run command buffers here. */
+    return host->status_format(HALO_STATUS_UNIMPLEMENTED,
+                               TEMPLATE_PLUGIN_NAME ": command buffers are not supported "
+                               "(%zu given); only barriers are", info->command_buffer_count);
+  }
+  if ((info->affinity & 1u) == 0) {
+    return host->status_format(HALO_STATUS_INVALID_ARGUMENT,
+                               TEMPLATE_PLUGIN_NAME ": queue affinity 0x%llx selects no "
+                               "queue (there is only queue 0)",
+                               (unsigned long long)info->affinity);
+  }
+  template_submission_t* submission = submission_create(device, info);
+  if (submission == NULL) return out_of_memory(host);
+  /* In flight from now on: wait_idle waits for it. */
+  pthread_mutex_lock(&device->mutex);
+  submission->sequence = device->next_sequence++;
+  submission->previous_in_flight = device->in_flight_tail;
+  if (device->in_flight_tail != NULL) {
+    device->in_flight_tail->next_in_flight = submission;
+  } else {
+    device->in_flight_head = submission;
+  }
+  device->in_flight_tail = submission;
+  pthread_mutex_unlock(&device->mutex);
+  /* Each wait goes through its semaphore's own vtable: it may be any plugin's. A wait
+   * that cannot even be registered fails the submission like a failed semaphore. */
+  for (size_t i = 0; i < submission->wait_count; ++i) {
+    halo_semaphore_t* semaphore = submission->wait_semaphores[i];
+    halo_timepoint_t* timepoint = &submission->wait_timepoints[i];
+    timepoint->struct_size = sizeof(*timepoint);
+    timepoint->value = info->wait_values[i];
+    timepoint->callback = submission_timepoint_callback;
+    timepoint->user_data = submission;
+    halo_status_t status = semaphore_vtable_of(semaphore)->acquire_timepoint(semaphore,
+                                                                            timepoint);
+    if (status != HALO_OK) {
+      timepoint->callback = NULL; /* Not registered: nothing to cancel later. */
+      submission_timepoint_callback(submission, timepoint, status);
+    }
+  }
+  submission_update(submission, 0, 0, SUBMISSION_REGISTERING); /* Last touch. */
+  return HALO_OK;
+}
+
+/* Submissions start as soon as they are ready; nothing is batched. */
+static halo_status_t device_queue_flush(halo_device_t* base, halo_queue_affinity_t affinity) {
+  (void)base;
+  (void)affinity;
+  return HALO_OK;
+}
+
+/* Blocks until every submission made before the call has completed. */
+static halo_status_t device_wait_idle(halo_device_t* base, halo_time_ns_t deadline) {
+  template_device_t* device = (template_device_t*)base;
+  deadline = effective_deadline(deadline);
+  halo_status_t result = HALO_OK;
+  bool timed_out = false;
+  pthread_mutex_lock(&device->mutex);
+  const uint64_t target = device->next_sequence;
+  while (device->in_flight_head != NULL && device->in_flight_head->sequence < target) {
+    if (timed_out) {
+      result = deadline_exceeded(device->host);
+      break;
+    }
+    timed_out = !cond_wait_until(device->host, &device->progress, &device->mutex, deadline);
+  }
+  pthread_mutex_unlock(&device->mutex);
+  return result;
+}
+
+/* ---- Device ------------------------------------------------------------------------ */
+
+static void fill_device_info(halo_device_info_t* info) {
+  /* VENDOR: your device's name, PCI ids and a stable UUID. */
+  static const uint8_t kUuid[16] = "halo-template-01";
+  memset(info, 0, sizeof(*info));
+  info->struct_size = sizeof(*info);
+  info->type = HALO_DEVICE_TYPE_OTHER;
+  info->device_id = TEMPLATE_DEVICE_ID;
+  copy_string(info->name, sizeof(info->name), "template device");
+  copy_string(info->vendor, sizeof(info->vendor), "halo template");
+  copy_string(info->driver_version, sizeof(info->driver_version), TEMPLATE_PLUGIN_VERSION);
+  memcpy(info->uuid, kUuid, sizeof(kUuid));
+}
+
+/* Runs when the last reference goes. Every submission holds one, so none is left; but
+ * the worker itself may have dropped the last one (submission_complete): then it is
+ * detached rather than joined, and told to leave without touching the device. */
+static void device_destroy(halo_object_t* object) {
+  template_device_t* device = (template_device_t*)object;
+  const halo_host_interface_t* host = device->host;
+  halo_driver_t* driver = device->driver;
+  pthread_mutex_lock(&device->mutex);
+  device->stopping = true;
+  pthread_cond_signal(&device->work_ready);
+  pthread_mutex_unlock(&device->mutex);
+  if (pthread_equal(pthread_self(), device->worker)) {
+    pthread_detach(device->worker);
+    t_worker_device_destroyed = true;
+  } else {
+    pthread_join(device->worker, NULL);
+  }
+  pthread_cond_destroy(&device->progress);
+  pthread_cond_destroy(&device->work_ready);
+  pthread_cond_destroy(&device->changed);
+  pthread_mutex_destroy(&device->mutex);
+  host_free(host, device);
+  host->object_release((halo_object_t*)driver);
+}
+
+static halo_status_t device_query_info(halo_device_t* base, halo_device_info_t* out_info) {
+  (void)base;
+#if defined(TEMPLATE_BREAK_CRASH)
+  uint32_t* volatile nowhere = NULL; /* TEST HOOK: a NULL write; must be a CRASH. */
+  *nowhere = 0;
+#endif
+  halo_device_info_t info;
+  fill_device_info(&info);
+  copy_out(out_info, out_info->struct_size, &info, sizeof(info));
+  return HALO_OK;
+}
+
+static halo_status_t device_query_capabilities(halo_device_t* base,
+                                               halo_device_capabilities_t* out_caps) {
+  (void)base;
+  halo_device_capabilities_t caps;
+  memset(&caps, 0, sizeof(caps));
+  caps.struct_size = sizeof(caps);
+  /* VENDOR: claim only what you implement. The CTS tests every claim and skips, with
+   * the reason, the cases that need what you do not claim. */
+  caps.queue_count = 1;
+  caps.features = HALO_DEVICE_FEATURE_SEMAPHORES | HALO_DEVICE_FEATURE_QUEUES;
+  caps.max_semaphore_value_difference = HALO_SEMAPHORE_MAX_VALUE;
+  copy_out(out_caps, out_caps->struct_size, &caps, sizeof(caps));
+  return HALO_OK;
+}
+
+static halo_status_t device_create_semaphore(halo_device_t* base, uint64_t initial_value,
+                                             halo_semaphore_flags_t flags,
+                                             halo_semaphore_t** out_semaphore) {
+  (void)flags;
+  return semaphore_create((template_device_t*)base, initial_value, out_semaphore);
+}
+
+/* This plugin's semaphores are host objects every one of its devices uses fully; any
+ * other plugin's can be waited on and signalled from the host through its vtable
+ * (timepoints), which is all this queue needs. */
+static halo_semaphore_compatibility_t device_semaphore_compatibility(
+    halo_device_t* base, halo_semaphore_t* semaphore) {
+  (void)base;
+  if (((halo_object_t*)semaphore)->vtable == &kSemaphoreVtable.object) {
+    return HALO_SEMAPHORE_COMPATIBILITY_ALL;
+  }
+  return HALO_SEMAPHORE_COMPATIBILITY_HOST_WAIT | HALO_SEMAPHORE_COMPATIBILITY_HOST_SIGNAL;
+}
+
+/* ALL or ANY over semaphores of this device (libhalo itself routes lists that mix
+ * devices through timepoints). Simple: re-check every value whenever any semaphore of
+ * the device changes. VENDOR: use the native multi-semaphore wait. */
+static halo_status_t device_wait_semaphores(halo_device_t* base, halo_wait_mode_t mode,
+                                            size_t count, halo_semaphore_t* const* semaphores,
+                                            const uint64_t* values, halo_time_ns_t deadline) {
+  template_device_t* device = (template_device_t*)base;
+  deadline = effective_deadline(deadline);
+#if defined(TEMPLATE_BREAK_ANY_AS_ALL)
+  mode = HALO_WAIT_MODE_ALL; /* TEST HOOK: ANY waits for every semaphore. */
+#endif
+  bool timed_out = false;
+  for (;;) {
+    pthread_mutex_lock(&device->mutex);
+    const uint64_t generation = device->generation;
+    pthread_mutex_unlock(&device->mutex);
+    size_t reached = 0;
+    for (size_t i = 0; i < count; ++i) {
+      template_semaphore_t* semaphore = (template_semaphore_t*)semaphores[i];
+      const uint64_t value = atomic_load_explicit(&semaphore->value, memory_order_acquire);
+      if (value >= HALO_SEMAPHORE_FAILURE_VALUE) {
+        return device->host->status_clone(semaphore->failure);
+      }
+      reached += value >= values[i];
+    }
+    if (reached == count || (mode == HALO_WAIT_MODE_ANY && reached > 0)) return HALO_OK;
+    if (timed_out) return deadline_exceeded(device->host);
+    pthread_mutex_lock(&device->mutex);
+    while (!timed_out && device->generation == generation) {
+      timed_out = !cond_wait_until(device->host, &device->changed, &device->mutex, deadline);
+    }
+    pthread_mutex_unlock(&device->mutex);
+  }
+}
+
+/* allocate_buffer, create_command_buffer and create_executable stay NULL: libhalo then
+ * answers UNIMPLEMENTED. VENDOR: fill them in, and claim the matching feature bits. */
+static const halo_device_vtable_t kDeviceVtable = {
+    .object = {.struct_size = sizeof(halo_device_vtable_t),
+               .type = HALO_OBJECT_TYPE_DEVICE,
+               .destroy = device_destroy},
+    .query_info = device_query_info,
+    .query_capabilities = device_query_capabilities,
+    .create_semaphore = device_create_semaphore,
+    .semaphore_compatibility = device_semaphore_compatibility,
+    .queue_execute = device_queue_execute,
+    .queue_flush = device_queue_flush,
+    .wait_semaphores = device_wait_semaphores,
+    .wait_idle = device_wait_idle,
+    .allocate_buffer = NULL,
+    .create_command_buffer = NULL,
+    .create_executable = NULL,
+};
+
+static halo_status_t device_create(template_driver_t* driver, halo_device_t** out_device) {
+  const halo_host_interface_t* host = driver->host;
+  template_device_t* device = host_allocate(host, sizeof(*device));
+  if (device == NULL) return out_of_memory(host);
+  memset(device, 0, sizeof(*device));
+  object_init(&device->object, &kDeviceVtable);
+  device->host = host;
+  pthread_mutex_init(&device->mutex, NULL);
+  cond_init_monotonic(&device->changed);
+  cond_init_monotonic(&device->progress);
+  pthread_cond_init(&device->work_ready, NULL);
+  const int error = pthread_create(&device->worker, NULL, queue_worker_main, device);
+  if (error != 0) {
+    pthread_cond_destroy(&device->work_ready);
+    pthread_cond_destroy(&device->progress);
+    pthread_cond_destroy(&device->changed);
+    pthread_mutex_destroy(&device->mutex);
+    host_free(host, device);
+    return host->status_format(HALO_STATUS_RESOURCE_EXHAUSTED,
+                               TEMPLATE_PLUGIN_NAME ": cannot start the queue thread: %s",
+                               strerror(error));
+  }
+  device->driver = (halo_driver_t*)driver;
+  host->object_retain(&driver->object);
+  *out_device = (halo_device_t*)device;
+  return HALO_OK;
+}
+
+/* ---- Driver ------------------------------------------------------------------------ */
+
+static void driver_destroy(halo_object_t* object) {
+  template_driver_t* driver = (template_driver_t*)object;
+  host_free(driver->host, driver);
+}
+
+static halo_status_t driver_query_info(halo_driver_t* base, halo_driver_info_t* out_info) {
+  (void)base;
+  halo_driver_info_t info;
+  memset(&info, 0, sizeof(info));
+  info.struct_size = sizeof(info);
+  copy_string(info.name, sizeof(info.name), TEMPLATE_PLUGIN_NAME);
+  copy_string(info.version, sizeof(info.version), TEMPLATE_PLUGIN_VERSION);
+  copy_string(info.description, sizeof(info.description),
+              "halo template plugin: host timeline semaphores, a barrier-only queue");
+  copy_out(out_info, out_info->struct_size, &info, sizeof(info));
+  return HALO_OK;
+}
+
+/* Writes up to |capacity| infos, |info_stride| bytes apart, each filled up to
+ * min(info_stride, sizeof) bytes. VENDOR: enumerate your hardware here. */
+static halo_status_t driver_enumerate_devices(halo_driver_t* base, size_t capacity,
+                                              size_t info_stride,
+                                              halo_device_info_t* out_infos,
+                                              size_t* out_count) {
+  (void)base;
+  if (capacity > 0 && out_infos != NULL) {
+    halo_device_info_t info;
+    fill_device_info(&info);
+    const uint32_t stride = info_stride > UINT32_MAX ? UINT32_MAX : (uint32_t)info_stride;
+    copy_out(out_infos, stride, &info, sizeof(info));
+  }
+  *out_count = 1;
+  return HALO_OK;
+}
+
+static halo_status_t driver_create_device(halo_driver_t* base, halo_device_id_t device_id,
+                                          const halo_device_params_t* params,
+                                          halo_device_t** out_device) {
+  template_driver_t* driver = (template_driver_t*)base;
+  (void)params;
+  *out_device = NULL;
+  if (device_id != TEMPLATE_DEVICE_ID) {
+    return driver->host->status_format(HALO_STATUS_NOT_FOUND,
+                                       TEMPLATE_PLUGIN_NAME ": no device has id %llu",
+                                       (unsigned long long)device_id);
+  }
+  return device_create(driver, out_device);
+}
+
+static const halo_driver_vtable_t kDriverVtable = {
+    .object = {.struct_size = sizeof(halo_driver_vtable_t),
+               .type = HALO_OBJECT_TYPE_DRIVER,
+               .destroy = driver_destroy},
+    .query_info = driver_query_info,
+    .enumerate_devices = driver_enumerate_devices,
+    .create_device = driver_create_device,
+};
+
+/* The plugin's initialisation. VENDOR: open your native API here; when it is missing,
+ * return UNAVAILABLE with the reason, and the loader skips this plugin alone. */
+static halo_status_t create_driver(const halo_host_interface_t* host,
+                                   halo_driver_t** out_driver) {
+  *out_driver = NULL;
+  template_driver_t* driver = host_allocate(host, sizeof(*driver));
+  if (driver == NULL) return out_of_memory(host);
+  object_init(&driver->object, &kDriverVtable);
+  driver->host = host;
+  *out_driver = (halo_driver_t*)driver;
+  return HALO_OK;
+}
+
+/* ---- Entry point ------------------------------------------------------------------- */
+
+#if defined(TEMPLATE_DESCRIPTOR_EXTRA_BYTES)
+/* TEST HOOK: a descriptor with members this host does not know, as one built against a
+ * newer 1.x header has. The loader must read only what it knows and load the plugin. */
+static const struct {
+  halo_plugin_descriptor_t known;
+  unsigned char future[TEMPLATE_DESCRIPTOR_EXTRA_BYTES];
+} kPaddedDescriptor = {.known = {.struct_size = sizeof(kPaddedDescriptor),
+                                 .abi_version = TEMPLATE_ABI_VERSION,
+                                 .name = TEMPLATE_PLUGIN_NAME,
+                                 .version = TEMPLATE_PLUGIN_VERSION,
+                                 .create_driver = create_driver}};
+#define TEMPLATE_DESCRIPTOR (&kPaddedDescriptor.known)
+#else
+static const halo_plugin_descriptor_t kDescriptor = {
+    .struct_size = sizeof(halo_plugin_descriptor_t),
+    .abi_version = TEMPLATE_ABI_VERSION,
+    .name = TEMPLATE_PLUGIN_NAME,
+    .version = TEMPLATE_PLUGIN_VERSION,
+    .create_driver = create_driver,
+};
+#define TEMPLATE_DESCRIPTOR (&kDescriptor)
+#endif
+
+/* The one exported symbol. Accepts a host whose ABI range includes this plugin's major
+ * version: within a major, struct sizes keep older and newer minors compatible
+ * (DESIGN.md §2.3). Otherwise it logs why and returns NULL; the loader records the
+ * reason and skips this plugin. */
+HALO_PLUGIN_EXPORT const halo_plugin_descriptor_t* halo_plugin_query(
+    const halo_plugin_query_params_t* params) {
+  if (params == NULL || params->host == NULL ||
+      params->struct_size < offsetof(halo_plugin_query_params_t, host) + sizeof(void*) ||
+      params->host->struct_size < offsetof(halo_host_interface_t, log) + sizeof(void*)) {
+    return NULL; /* Not a host this plugin can even talk to. */
+  }
+  const halo_host_interface_t* host = params->host;
+  const uint32_t major = HALO_VERSION_MAJOR(TEMPLATE_ABI_VERSION);
+  const uint32_t min = params->abi_version_min, max = params->abi_version_max;
+  /* Every host member this file uses is ABI 1.0; status_from_code is the last. */
+  const size_t host_needed = offsetof(halo_host_interface_t, status_from_code) +
+                             sizeof(host->status_from_code);
+  char reason[256] = "";
+  if (major < HALO_VERSION_MAJOR(min) || major > HALO_VERSION_MAJOR(max)) {
+    snprintf(reason, sizeof(reason),
+             TEMPLATE_PLUGIN_NAME " is built for ABI %u.%u; the host accepts ABI %u.%u to "
+             "%u.%u, another major version", (unsigned)major,
+             (unsigned)HALO_VERSION_MINOR(TEMPLATE_ABI_VERSION), (unsigned)HALO_VERSION_MAJOR(min),
+             (unsigned)HALO_VERSION_MINOR(min), (unsigned)HALO_VERSION_MAJOR(max),
+             (unsigned)HALO_VERSION_MINOR(max));
+  } else if (host->struct_size < host_needed) {
+    snprintf(reason, sizeof(reason),
+             TEMPLATE_PLUGIN_NAME " needs the ABI 1.0 host interface (%zu bytes); the "
+             "host's has %u", host_needed, (unsigned)host->struct_size);
+  }
+  if (reason[0] != '\0') {
+    host->log(host->self, HALO_LOG_LEVEL_ERROR, reason);
+    return NULL;
+  }
+  return TEMPLATE_DESCRIPTOR;
+}

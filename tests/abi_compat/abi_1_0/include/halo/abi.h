@@ -1,0 +1,44 @@
+/* halo ABI version and symbol-visibility macros.
+ *
+ * ABI rule (DESIGN.md §2): a plugin built for 1.N loads in every host 1.M. Hosts
+ * newer than the plugin read only the members the plugin's struct sizes cover;
+ * hosts older than the plugin ignore members past their own struct sizes. A
+ * different major version is refused by the loader with a reason. */
+#ifndef HALO_ABI_H_
+#define HALO_ABI_H_
+
+#include <stdint.h>
+
+#define HALO_ABI_VERSION_MAJOR 1
+#define HALO_ABI_VERSION_MINOR 0
+
+/* Packs a major/minor pair into one comparable 32-bit value. */
+#define HALO_MAKE_VERSION(major, minor) \
+  ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))
+#define HALO_VERSION_MAJOR(version) ((uint32_t)(version) >> 16)
+#define HALO_VERSION_MINOR(version) ((uint32_t)(version) & 0xFFFFu)
+#define HALO_ABI_VERSION \
+  HALO_MAKE_VERSION(HALO_ABI_VERSION_MAJOR, HALO_ABI_VERSION_MINOR)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define HALO_VISIBLE __attribute__((visibility("default")))
+#else
+#define HALO_VISIBLE
+#endif
+
+#ifdef __cplusplus
+#define HALO_EXTERN_C extern "C"
+#define HALO_EXTERN_C_BEGIN extern "C" {
+#define HALO_EXTERN_C_END }
+#else
+#define HALO_EXTERN_C
+#define HALO_EXTERN_C_BEGIN
+#define HALO_EXTERN_C_END
+#endif
+
+/* Marks a function exported by libhalo. */
+#define HALO_API HALO_EXTERN_C HALO_VISIBLE
+/* Marks the one symbol a plugin exports (halo_plugin_query). */
+#define HALO_PLUGIN_EXPORT HALO_EXTERN_C HALO_VISIBLE
+
+#endif /* HALO_ABI_H_ */

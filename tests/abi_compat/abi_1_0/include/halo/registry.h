@@ -1,0 +1,109 @@
+/* The registry: discovers plugins, loads them, and lists their devices
+ * (DESIGN.md §6).
+ *
+ * Creating a registry scans once; the result is an immutable snapshot, so
+ * every query is thread-safe. Create another registry to re-scan. Plugins are
+ * unloaded only when the registry is gone and none of their objects lives. */
+#ifndef HALO_REGISTRY_H_
+#define HALO_REGISTRY_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "halo/abi.h"
+#include "halo/device.h"
+#include "halo/driver.h"
+#include "halo/status.h"
+
+typedef struct halo_registry_t halo_registry_t;
+
+typedef uint32_t halo_registry_flags_t;
+/* Ignore HALO_PLUGIN_FILES, HALO_ADD_PLUGIN_FILES and the filters. */
+#define HALO_REGISTRY_FLAG_IGNORE_ENVIRONMENT ((halo_registry_flags_t)1u << 0)
+/* Skip the manifest folders (build tree, prefix, XDG, /etc). */
+#define HALO_REGISTRY_FLAG_NO_DEFAULT_FOLDERS ((halo_registry_flags_t)1u << 1)
+
+typedef struct halo_registry_options_t {
+  uint32_t struct_size;
+  halo_registry_flags_t flags;
+  /* Manifests, plugin libraries or folders of manifests, searched first. */
+  size_t plugin_path_count;
+  const char* const* plugin_paths;
+  /* --- ABI 1.0 ends here. --- */
+} halo_registry_options_t;
+
+/* Scans for plugins and loads them; each plugin fails alone. |options| may be
+ * NULL. Returns a new registry in |out_registry|. Thread-safe. Returns
+ * INVALID_ARGUMENT for a NULL |out_registry| or malformed options. */
+HALO_API halo_status_t halo_registry_create(
+    const halo_registry_options_t* options, halo_registry_t** out_registry);
+
+/* Destroys |registry|. Accepts NULL. Objects obtained from it stay valid. */
+HALO_API void halo_registry_release(halo_registry_t* registry);
+
+typedef enum halo_plugin_state_e {
+  HALO_PLUGIN_STATE_LOADED = 0,
+  HALO_PLUGIN_STATE_SKIPPED = 1
+} halo_plugin_state_t;
+
+/* What happened to one plugin the scan considered. Strings are owned by the
+ * registry. */
+typedef struct halo_plugin_record_t {
+  uint32_t struct_size;
+  /* One of halo_plugin_state_t. */
+  uint32_t state;
+  /* From the manifest or descriptor; the file name when neither was read. */
+  const char* name;
+  /* The manifest, or "" when the plugin was named by its library. */
+  const char* manifest_path;
+  /* The library, resolved. */
+  const char* library_path;
+  /* Where the path came from: "api", "HALO_PLUGIN_FILES", "build-tree", … */
+  const char* source;
+  /* The plugin's ABI version (HALO_MAKE_VERSION), 0 when unknown. */
+  uint32_t abi_version;
+  int32_t priority;
+  /* For skipped plugins: why, as a code and a message; OK and "" if loaded. */
+  halo_status_code_t skip_code;
+  uint32_t reserved0;
+  const char* skip_reason;
+  /* --- ABI 1.0 ends here. --- */
+} halo_plugin_record_t;
+
+/* Number of plugins considered (loaded or skipped), in load order. */
+HALO_API halo_status_t halo_registry_plugin_count(halo_registry_t* registry,
+                                                  size_t* out_count);
+/* Fills |out_record| (caller sets struct_size) for plugin |index|. */
+HALO_API halo_status_t halo_registry_plugin_record(
+    halo_registry_t* registry, size_t index, halo_plugin_record_t* out_record);
+
+/* Number of loaded drivers, ordered by priority (high first), then name. */
+HALO_API halo_status_t halo_registry_driver_count(halo_registry_t* registry,
+                                                  size_t* out_count);
+/* Returns a new reference to driver |index| in |out_driver|. */
+HALO_API halo_status_t halo_registry_driver(halo_registry_t* registry,
+                                            size_t index,
+                                            halo_driver_t** out_driver);
+/* Returns a new reference to the driver of the plugin called |name|, or
+ * NOT_FOUND. */
+HALO_API halo_status_t halo_registry_find_driver(halo_registry_t* registry,
+                                                 const char* name,
+                                                 halo_driver_t** out_driver);
+
+/* Every device of every driver, as of the scan, ordered by driver priority,
+ * then device type, then name. */
+HALO_API halo_status_t halo_registry_device_count(halo_registry_t* registry,
+                                                  size_t* out_count);
+/* Fills |out_info| (caller sets struct_size) for device |index| and, when
+ * |out_driver_index| is not NULL, the index of its driver. */
+HALO_API halo_status_t halo_registry_device_info(halo_registry_t* registry,
+                                                 size_t index,
+                                                 halo_device_info_t* out_info,
+                                                 size_t* out_driver_index);
+/* Creates device |index|; a new reference in |out_device|. */
+HALO_API halo_status_t halo_registry_create_device(
+    halo_registry_t* registry, size_t index, const halo_device_params_t* params,
+    halo_device_t** out_device);
+
+#endif /* HALO_REGISTRY_H_ */

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Certifies the template plugin the way a vendor would, outside halo's tree:
+#
+#   1. install the current halo build into a scratch prefix;
+#   2. configure examples/template_plugin as a project of its own against
+#      that prefix only (find_package(halo)), in a fresh folder, and build it;
+#   3. run the installed halo-cts on the plugin it built; every case must
+#      pass or skip with a reason.
+#
+#   certify_template_plugin.sh BUILD_DIR SOURCE_DIR SCRATCH_DIR
+set -euo pipefail
+
+if [[ $# -ne 3 ]]; then
+  echo "usage: $0 BUILD_DIR SOURCE_DIR SCRATCH_DIR" >&2
+  exit 2
+fi
+build_dir=$1 source_dir=$2 scratch_dir=$3
+prefix=$scratch_dir/prefix
+plugin_build=$scratch_dir/template_plugin-build
+
+rm -rf "$scratch_dir"
+mkdir -p "$scratch_dir"
+
+echo "== 1. cmake --install $build_dir --prefix $prefix"
+cmake --install "$build_dir" --prefix "$prefix" >"$scratch_dir/install.log" ||
+  { cat "$scratch_dir/install.log"; exit 1; }
+for needed in bin/halo-cts include/halo/plugin.h lib/cmake/halo/haloConfig.cmake \
+              lib/cmake/halo/HaloPlugin.cmake; do
+  [[ -e $prefix/$needed ]] || { echo "the install lacks $needed" >&2; exit 1; }
+done
+libdir=$(dirname "$(find "$prefix" -name 'libhalo.so.*' -print -quit)")
+[[ -n $libdir && $libdir != . ]] || { echo "the install lacks libhalo" >&2; exit 1; }
+
+echo "== 2. configure and build $source_dir/examples/template_plugin against $prefix"
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+cmake -S "$source_dir/examples/template_plugin" -B "$plugin_build" "${generator[@]}" \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build "$plugin_build" -j 2
+plugin=$plugin_build/libhalo_plugin_template.so
+[[ -f $plugin ]] || { echo "the build made no $plugin" >&2; exit 1; }
+exports=$(nm -D --defined-only "$plugin" | awk '{print $3}')
+if [[ $exports != halo_plugin_query ]]; then
+  echo "the plugin must export only halo_plugin_query; it exports:" $exports >&2
+  exit 1
+fi
+
+echo "== 3. $prefix/bin/halo-cts --plugin $plugin --jobs 2"
+# The installed halo-cts finds its prefix's libhalo through its RPATH
+# ($ORIGIN/../lib): no LD_LIBRARY_PATH, exactly as a vendor would run it.
+"$prefix/bin/halo-cts" --plugin "$plugin" --jobs 2 --timeout 120 \
+  --json "$scratch_dir/cts-template.jsonl" | tee "$scratch_dir/cts.log"
+last_line=$(tail -n 1 "$scratch_dir/cts.log")
+if ! [[ $last_line =~ ^[0-9]+\ passed,\ 0\ failed,\ [0-9]+\ skipped$ ]]; then
+  echo "certification failed: $last_line" >&2
+  exit 1
+fi
+echo "the template plugin, built outside the tree, is certified: $last_line"
