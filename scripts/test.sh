@@ -24,14 +24,18 @@ run_ctest() {
     broken=1
     return
   fi
-  local line tests failures skips
-  line=$(grep -m1 -o '<testsuite [^>]*>' "$junit")
-  tests=$(sed -E 's/.* tests="([0-9]+)".*/\1/' <<<"$line")
-  failures=$(sed -E 's/.* failures="([0-9]+)".*/\1/' <<<"$line")
-  skips=$(sed -E 's/.* skipped="([0-9]+)".*/\1/' <<<"$line")
-  passed=$((passed + tests - failures - skips))
-  failed=$((failed + failures))
-  skipped=$((skipped + skips))
+  local counts
+  counts=$(python3 - "$junit" <<'PY_COUNTS'
+import sys, xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot()
+tests, failures, skipped = (int(suite.get(k, 0)) for k in ("tests", "failures", "skipped"))
+print(tests - failures - skipped, failures, skipped)
+PY_COUNTS
+  ) || { broken=1; return; }
+  read -r run_passed run_failed run_skipped <<<"$counts"
+  passed=$((passed + run_passed))
+  failed=$((failed + run_failed))
+  skipped=$((skipped + run_skipped))
 }
 
 build() {
