@@ -99,6 +99,14 @@ Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& proce
     o.status = "CRASH";
     o.reason = "the worker exited with code " + std::to_string(process.exit_code) +
                " without a verdict";
+    // Under a sanitizer a fault becomes a report and an exit code, not a
+    // signal: quote the report's summary so the reason still says what died.
+    const size_t summary = process.output.rfind("SUMMARY: ");
+    if (summary != std::string::npos) {
+      o.reason += " (" +
+                  process.output.substr(summary, process.output.find('\n', summary) - summary) +
+                  ")";
+    }
   } else {
     const size_t start = marker + std::strlen(kResultMarker);
     nlohmann::json verdict = nlohmann::json::parse(

@@ -62,7 +62,8 @@ for row in rows:
 print(f"outcomes: {counts or 'no case ran (do the filters match any case?)'}")
 hits = [r for r in rows if r["status"] == expect]
 if expect == "CRASH":
-    hits = [r for r in hits if re.search(r"signal [0-9]+", r["reason"])]
+    # A signal, or under a sanitizer the report's SEGV summary.
+    hits = [r for r in hits if re.search(r"signal [0-9]+|SEGV", r["reason"])]
 for r in hits:
     print(f"  caught: {r['status']} {r['case']}: {r['reason'][:200]}")
 if not hits:

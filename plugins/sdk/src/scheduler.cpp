@@ -1,17 +1,24 @@
 // Pending submissions over timepoints of any plugin's semaphores.
 //
-// Counting: pending_ starts at wait_count + 1. Every wait callback takes one
-// away; start() takes the extra one after registering every timepoint, so
-// ready cannot run while start is still registering. A failure fires ready
-// early, but only once registration is over (registered_); the failing
-// callback and start() form a Dekker pair over failure_ and registered_, so
-// at least one of them sees the other and fires. fired_ makes it exactly once.
+// Counting: state_ holds the waits not yet settled, a REGISTERING bit that
+// start() clears once every timepoint is registered, and a FAILED bit. Each
+// event (a wait settles, a failure, registration ends) is one compare-and-
+// swap, and the one event whose swap turns "not ready" into "ready" fires the
+// submission. So it fires exactly once, never while start() is registering,
+// early on a failure, and nobody who did not fire reads the submission after
+// their swap: once it fires, the worker may free it.
 #include "halo/sdk/scheduler.hpp"
 
 #include <cstdio>
 
 namespace halo::sdk {
 namespace {
+
+// The fields of PendingSubmission::state_.
+constexpr uint64_t kFailed = 1;
+constexpr uint64_t kRegistering = 2;
+constexpr unsigned kWaitShift = 2;
+constexpr uint64_t kWaitOne = uint64_t{1} << kWaitShift;
 
 // Rounds |offset| up to |alignment| (a power of two).
 size_t align_up(size_t offset, size_t alignment) noexcept {
@@ -94,7 +101,8 @@ PendingSubmission::PendingSubmission(const Init& init) noexcept
       timepoints_(at<halo_timepoint_t>(init.allocation,
                                        init.layout.timepoints)),
       done_(at<std::atomic<uint32_t>>(init.allocation, init.layout.done)),
-      pending_(init.waits.count + 1) {
+      state_((static_cast<uint64_t>(init.waits.count) << kWaitShift) |
+             kRegistering) {
   auto* wait_semaphores =
       at<halo_semaphore_t*>(init.allocation, init.layout.wait_semaphores);
   auto* wait_values = at<uint64_t>(init.allocation, init.layout.wait_values);
@@ -146,6 +154,21 @@ void PendingSubmission::release_semaphores() noexcept {
   }
 }
 
+bool PendingSubmission::settle(uint64_t remove, uint64_t add) noexcept {
+  auto ready = [](uint64_t state) {
+    return (state & kRegistering) == 0 &&
+           ((state >> kWaitShift) == 0 || (state & kFailed) != 0);
+  };
+  uint64_t old_state = state_.load(std::memory_order_acquire);
+  uint64_t new_state;
+  do {
+    new_state = (old_state - remove) | add;
+  } while (!state_.compare_exchange_weak(old_state, new_state,
+                                         std::memory_order_acq_rel,
+                                         std::memory_order_acquire));
+  return !ready(old_state) && ready(new_state);
+}
+
 void PendingSubmission::start(ReadyFunction ready) noexcept {
   ready_ = ready;
   for (size_t i = 0; i < waits_.count; ++i) {
@@ -154,15 +177,16 @@ void PendingSubmission::start(ReadyFunction ready) noexcept {
         semaphore_vtable(semaphore)->acquire_timepoint(semaphore,
                                                        &timepoints_[i]);
     if (status != HALO_OK) {
-      // The callback will never run for this wait: account for it here.
+      // The callback will never run for this wait: settle it here. While
+      // kRegistering is set nothing can become ready, so no one fires yet.
       record_failure(host_.annotate(status, "register wait timepoint"));
-      pending_.fetch_sub(1, std::memory_order_acq_rel);
       done_[i].store(1, std::memory_order_release);
+      settle(kWaitOne, kFailed);
     }
   }
-  registered_.store(true, std::memory_order_seq_cst);
-  bool last = pending_.fetch_sub(1, std::memory_order_acq_rel) == 1;
-  if (last || failure_.load(std::memory_order_seq_cst) != nullptr) fire();
+  // Ending registration may make the submission ready; if it does not, a
+  // callback will, and may free the submission at once: touch nothing more.
+  if (settle(kRegistering, 0)) ready_(this);
 }
 
 void PendingSubmission::on_timepoint(void* user_data,
@@ -172,12 +196,11 @@ void PendingSubmission::on_timepoint(void* user_data,
   size_t index = static_cast<size_t>(timepoint - self->timepoints_);
   bool failed = status != HALO_OK;
   if (failed) self->record_failure(status);
-  bool last = self->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1;
-  if (last || (failed && self->registered_.load(std::memory_order_seq_cst))) {
-    self->fire();
-  }
-  // The last touch of the submission: finish_waits trusts it, and cancels
-  // (which waits for running callbacks) every wait not marked done.
+  if (self->settle(kWaitOne, failed ? kFailed : 0)) self->ready_(self);
+  // The last touch of the submission, even after ready_ handed it on: the
+  // worker's finish_waits cancels every wait not marked done, and a cancel
+  // waits for a callback that is still running, so the submission outlives
+  // this store.
   self->done_[index].store(1, std::memory_order_release);
 }
 
@@ -188,11 +211,6 @@ void PendingSubmission::record_failure(halo_status_t status) noexcept {
                                         std::memory_order_acquire)) {
     host_.free(status);  // Keep the first failure only.
   }
-}
-
-void PendingSubmission::fire() noexcept {
-  if (fired_.exchange(true, std::memory_order_acq_rel)) return;
-  ready_(this);
 }
 
 void PendingSubmission::finish_waits() noexcept {

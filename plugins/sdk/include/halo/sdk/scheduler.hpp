@@ -116,7 +116,10 @@ class PendingSubmission {
   static void on_timepoint(void* user_data, halo_timepoint_t* timepoint,
                            halo_status_t status) noexcept;
   void record_failure(halo_status_t status) noexcept;
-  void fire() noexcept;
+  // Applies one event to state_ (a wait settled, a failure, registration
+  // over) and returns true when this event made the submission ready: the
+  // caller must then fire it, and that is the caller's last touch.
+  bool settle(uint64_t remove, uint64_t add) noexcept;
 
   Host host_;
   void* allocation_;
@@ -127,10 +130,11 @@ class PendingSubmission {
   // could not be registered), so finish_waits cancels only the others.
   std::atomic<uint32_t>* done_;
   ReadyFunction ready_ = nullptr;
-  // Waits not yet reached, plus one held by start until registration ends.
-  std::atomic<size_t> pending_;
-  std::atomic<bool> registered_{false};
-  std::atomic<bool> fired_{false};
+  // One word so that "ready" is a single atomic transition, seen by exactly
+  // one party: bit 0 FAILED, bit 1 REGISTERING (start has not finished),
+  // bits 2+ the waits not yet settled. Ready means registration is over and
+  // either every wait settled or one failed.
+  std::atomic<uint64_t> state_;
   std::atomic<halo_status_t> failure_{nullptr};
   bool semaphores_held_ = true;
 };
