@@ -74,7 +74,34 @@ struct Job {
   uint64_t seed;
 };
 
-// Turns a finished worker into an outcome.
+// How the worker ended, in words ("died of signal 6 (Aborted)", "exited with
+// code 1"), or "" for a clean exit. Under a sanitizer a fault or a leak
+// becomes a report and an exit code rather than a signal, so the report's
+// summary line (or UBSan's "runtime error" line) is quoted.
+std::string describe_end(const ProcessResult& process) {
+  std::string text;
+  if (process.signal != 0) {
+    text = "died of signal " + std::to_string(process.signal) + " (" +
+           strsignal(process.signal) + ")";
+  } else if (process.exit_code != 0) {
+    text = "exited with code " + std::to_string(process.exit_code);
+  } else {
+    return text;
+  }
+  for (const char* key : {"SUMMARY: ", "runtime error: "}) {
+    const size_t at = process.output.rfind(key);
+    if (at == std::string::npos) continue;
+    const size_t line = process.output.rfind('\n', at);
+    const size_t begin = line == std::string::npos ? 0 : line + 1;
+    text += " (" + process.output.substr(begin, process.output.find('\n', at) - begin) + ")";
+    break;
+  }
+  return text;
+}
+
+// Turns a finished worker into an outcome. A verdict never hides how the
+// worker ended: a case that passed and then crashed or leaked on the way out
+// is a CRASH, and a FAIL keeps its reason with the ending added.
 Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& process) {
   Outcome o;
   o.plugin = job.plugin_name;
@@ -86,40 +113,41 @@ Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& proce
               " --filter " + shell_quote(job.c->name) + " --case-seed " +
               std::to_string(job.seed) + " --timeout " +
               std::to_string(static_cast<int>(options.timeout_s));
-  const size_t marker = process.output.rfind(kResultMarker);
   if (process.timed_out) {
     o.status = "TIMEOUT";
     o.reason = "no verdict within " + std::to_string(options.timeout_s) +
                " s; the worker was killed";
-  } else if (process.signal != 0) {
+    o.output = std::move(process.output);
+    return o;
+  }
+  const std::string ending = describe_end(process);
+  const size_t marker = process.output.rfind(kResultMarker);
+  if (marker == std::string::npos) {
     o.status = "CRASH";
-    o.reason = std::string("the worker died of signal ") +
-               std::to_string(process.signal) + " (" + strsignal(process.signal) + ")";
-  } else if (marker == std::string::npos) {
-    o.status = "CRASH";
-    o.reason = "the worker exited with code " + std::to_string(process.exit_code) +
+    o.reason = "the worker " + (ending.empty() ? "exited cleanly" : ending) +
                " without a verdict";
-    // Under a sanitizer a fault becomes a report and an exit code, not a
-    // signal: quote the report's summary so the reason still says what died.
-    const size_t summary = process.output.rfind("SUMMARY: ");
-    if (summary != std::string::npos) {
-      o.reason += " (" +
-                  process.output.substr(summary, process.output.find('\n', summary) - summary) +
-                  ")";
-    }
-  } else {
-    const size_t start = marker + std::strlen(kResultMarker);
-    nlohmann::json verdict = nlohmann::json::parse(
-        process.output.substr(start, process.output.find('\n', start) - start),
-        nullptr, false);
-    o.status = verdict.value("status", "FAIL");
-    o.reason = verdict.value("reason", "unreadable verdict");
-    process.output.erase(marker);
-    if (o.status == "SKIP" && o.reason.empty()) {
-      o.status = "FAIL";
-      o.reason = "skipped without a reason";
+    o.output = std::move(process.output);
+    return o;
+  }
+  const size_t start = marker + std::strlen(kResultMarker);
+  nlohmann::json verdict = nlohmann::json::parse(
+      process.output.substr(start, process.output.find('\n', start) - start),
+      nullptr, false);
+  o.status = verdict.value("status", "FAIL");
+  o.reason = verdict.value("reason", "unreadable verdict");
+  if (o.status == "SKIP" && o.reason.empty()) {
+    o.status = "FAIL";
+    o.reason = "skipped without a reason";
+  }
+  if (!ending.empty()) {
+    if (o.status != "FAIL") {
+      o.reason = "the case reported " + o.status + ", then the worker " + ending;
+      o.status = "CRASH";
+    } else {
+      o.reason += "; then the worker " + ending;
     }
   }
+  process.output.erase(marker, process.output.find('\n', start) - marker);
   o.output = std::move(process.output);
   return o;
 }

@@ -62,8 +62,9 @@ for row in rows:
 print(f"outcomes: {counts or 'no case ran (do the filters match any case?)'}")
 hits = [r for r in rows if r["status"] == expect]
 if expect == "CRASH":
-    # A signal, or under a sanitizer the report's SEGV summary.
-    hits = [r for r in hits if re.search(r"signal [0-9]+|SEGV", r["reason"])]
+    # A signal, or under a sanitizer its report of the fault.
+    hits = [r for r in hits
+            if re.search(r"signal [0-9]+|SEGV|runtime error", r["reason"])]
 for r in hits:
     print(f"  caught: {r['status']} {r['case']}: {r['reason'][:200]}")
 if not hits:
