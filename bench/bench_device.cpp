@@ -105,7 +105,7 @@ halo_device_t* cpu_device() { return g_device; }
 const std::string& cpu_device_name() { return g_device_name; }
 
 void die(const char* what, halo_status_t status) {
-  std::fprintf(stderr, "halo-bench-semaphore: %s: %s: %s\n", what,
+  std::fprintf(stderr, "halo-bench: %s: %s: %s\n", what,
                halo_status_code_name(halo_status_code(status)),
                halo_status_message(status));
   std::fflush(stderr);

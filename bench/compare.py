@@ -31,6 +31,11 @@ _GOALS = [
     ("BM_Query", "native_atomic", 5.0),
     ("BM_PollWaitReached", "native_atomic", 5.0),
     ("BM_PollWaitNotReached", "native_atomic", 5.0),
+    # "At least 0.9x the native bandwidth" is at most 1/0.9 the native time.
+    ("BM_Fill64MiB", "native_memset", 1 / 0.9),
+    ("BM_Copy64MiB", "native_memcpy", 1 / 0.9),
+    ("BM_EmptyDispatch", "native_futex_handoff", 2.0),
+    ("BM_Saxpy16M", "native_threads", 1 / 0.9),
 ]
 
 
@@ -203,7 +208,7 @@ def main(argv):
             measured = "n/a" if ratio is None else f"{ratio:.2f}×"
             verdict = ("n/a" if ratio is None else
                        "met" if ratio <= limit else "**missed**")
-            print(f"| {family} halo vs {variant} | ≤ {limit:g}× | {measured} "
+            print(f"| {family} halo vs {variant} | ≤ {limit:.2f}× | {measured} "
                   f"| {verdict} |")
     return 0
 

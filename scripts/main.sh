@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The main job: set up, build, list what halo finds, run the demo.
+# The main job: set up, build, list what halo finds, run the demo and the
+# saxpy example.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-debian.sh
 bash scripts/build.sh build
 build/bin/halo-info
 build/bin/halo-demo
+build/bin/halo-saxpy

@@ -114,6 +114,31 @@ halo_device_t* Context::second_device() {
   return second_device_;
 }
 
+// A device of |driver| with semaphores, or NULL. A plugin that cannot make
+// one is not the plugin under test, so its errors end the search there
+// instead of failing the case.
+halo_device_t* Context::device_with_semaphores(halo_driver_t* driver) {
+  size_t device_count = 0;
+  halo_status_free(halo_driver_device_count(driver, &device_count));
+  if (device_count == 0) return nullptr;
+  halo_device_t* device = nullptr;
+  try {
+    device = create_device(driver, 0);
+  } catch (const Failure&) {
+    return nullptr;
+  }
+  halo_device_capabilities_t caps = {};
+  caps.struct_size = sizeof(caps);
+  halo_status_t status = halo_device_query_capabilities(device, &caps);
+  if (status != nullptr ||
+      (caps.features & HALO_DEVICE_FEATURE_SEMAPHORES) == 0) {
+    halo_status_free(status);
+    halo_device_release(device);
+    return nullptr;
+  }
+  return device;
+}
+
 halo_device_t* Context::foreign_device() {
   if (foreign_searched_) return foreign_device_;
   foreign_searched_ = true;
@@ -121,20 +146,12 @@ halo_device_t* Context::foreign_device() {
   halo_status_free(halo_registry_driver_count(registry_, &driver_count));
   for (size_t i = 0; i < driver_count && foreign_device_ == nullptr; ++i) {
     halo_driver_t* other = nullptr;
-    if (halo_registry_driver(registry_, i, &other) != nullptr) continue;
-    size_t device_count = 0;
-    halo_status_free(halo_driver_device_count(other, &device_count));
-    if (other != driver_ && device_count > 0) {
-      halo_device_t* device = create_device(other, 0);
-      halo_device_capabilities_t caps = {};
-      caps.struct_size = sizeof(caps);
-      halo_status_free(halo_device_query_capabilities(device, &caps));
-      if ((caps.features & HALO_DEVICE_FEATURE_SEMAPHORES) != 0) {
-        foreign_device_ = device;
-      } else {
-        halo_device_release(device);
-      }
+    halo_status_t status = halo_registry_driver(registry_, i, &other);
+    if (status != nullptr) {
+      halo_status_free(status);
+      continue;
     }
+    if (other != driver_) foreign_device_ = device_with_semaphores(other);
     halo_driver_release(other);
   }
   return foreign_device_;

@@ -68,7 +68,8 @@ class Context {
   // Another device of the same plugin (a second instance of the same
   // physical device when the driver has only one), created on first use.
   halo_device_t* second_device();
-  // A device of another loaded plugin that has semaphores, or NULL.
+  // A device of another loaded plugin that has semaphores, or NULL. Plugins
+  // whose devices cannot be created are passed over for the next one.
   halo_device_t* foreign_device();
   const halo_device_capabilities_t& capabilities();
   const std::string& plugin_name() const { return plugin_name_; }
@@ -82,6 +83,7 @@ class Context {
 
  private:
   halo_device_t* create_device(halo_driver_t* driver, size_t index);
+  halo_device_t* device_with_semaphores(halo_driver_t* driver);
 
   halo_registry_t* registry_;
   halo_driver_t* driver_;

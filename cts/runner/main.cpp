@@ -4,18 +4,19 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 
 #include "../framework/cts.hpp"
 #include "expectations.hpp"
 #include "options.hpp"
 #include "process_pool.hpp"
 #include "report.hpp"
+#include "verdict.hpp"
 #include "worker.hpp"
 
 namespace halo::cts {
@@ -99,6 +100,37 @@ std::string describe_end(const ProcessResult& process) {
   return text;
 }
 
+// |seconds| as the shortest decimal that reads back as the same double
+// ("0.25", "60"), so a printed command reproduces the run exactly.
+std::string format_seconds(double seconds) {
+  char text[64];
+  const auto result = std::to_chars(text, text + sizeof(text), seconds);
+  return std::string(text, result.ptr);
+}
+
+// Reads the verdict line that starts at |marker| in |process.output| into
+// |o|, and removes the line from the output. A line that is not a verdict
+// makes the case a FAIL that quotes it.
+void read_verdict(size_t marker, ProcessResult* process, Outcome* o) {
+  const size_t start = marker + std::strlen(kResultMarker);
+  const size_t end = process->output.find('\n', start);
+  const std::string line = process->output.substr(start, end - start);
+  Verdict verdict;
+  std::string error;
+  if (parse_verdict(line, &verdict, &error)) {
+    o->status = verdict.status;
+    o->reason = verdict.reason;
+  } else {
+    o->status = "FAIL";
+    o->reason = "malformed verdict: " + error + ": " + line.substr(0, 200);
+  }
+  if (o->status == "SKIP" && o->reason.empty()) {
+    o->status = "FAIL";
+    o->reason = "skipped without a reason";
+  }
+  process->output.erase(marker, end == std::string::npos ? end : end - marker);
+}
+
 // Turns a finished worker into an outcome. A verdict never hides how the
 // worker ended: a case that passed and then crashed or leaked on the way out
 // is a CRASH, and a FAIL keeps its reason with the ending added.
@@ -112,10 +144,10 @@ Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& proce
   o.command = "halo-cts --plugin " + shell_quote(job.plugin_spec) +
               " --filter " + shell_quote(job.c->name) + " --case-seed " +
               std::to_string(job.seed) + " --timeout " +
-              std::to_string(static_cast<int>(options.timeout_s));
+              format_seconds(options.timeout_s);
   if (process.timed_out) {
     o.status = "TIMEOUT";
-    o.reason = "no verdict within " + std::to_string(options.timeout_s) +
+    o.reason = "no verdict within " + format_seconds(options.timeout_s) +
                " s; the worker was killed";
     o.output = std::move(process.output);
     return o;
@@ -129,16 +161,7 @@ Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& proce
     o.output = std::move(process.output);
     return o;
   }
-  const size_t start = marker + std::strlen(kResultMarker);
-  nlohmann::json verdict = nlohmann::json::parse(
-      process.output.substr(start, process.output.find('\n', start) - start),
-      nullptr, false);
-  o.status = verdict.value("status", "FAIL");
-  o.reason = verdict.value("reason", "unreadable verdict");
-  if (o.status == "SKIP" && o.reason.empty()) {
-    o.status = "FAIL";
-    o.reason = "skipped without a reason";
-  }
+  read_verdict(marker, &process, &o);
   if (!ending.empty()) {
     if (o.status != "FAIL") {
       o.reason = "the case reported " + o.status + ", then the worker " + ending;
@@ -147,7 +170,6 @@ Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& proce
       o.reason += "; then the worker " + ending;
     }
   }
-  process.output.erase(marker, process.output.find('\n', start) - marker);
   o.output = std::move(process.output);
   return o;
 }
@@ -226,6 +248,15 @@ int run_suite(const Options& options) {
   }
   std::vector<std::pair<std::string, std::string>> plugins;
   if (!resolve_plugins(options, &plugins)) {
+    std::printf("0 passed, 1 failed, 0 skipped\n");
+    return 1;
+  }
+  if (plugins.empty()) {
+    // Nothing to certify is a failure, not a clean pass of zero cases.
+    std::fprintf(stderr,
+                 "halo-cts: no plugin was loaded, so nothing was tested; name "
+                 "one with --plugin NAME|PATH (halo-info lists what was found "
+                 "and why each plugin was skipped)\n");
     std::printf("0 passed, 1 failed, 0 skipped\n");
     return 1;
   }

@@ -10,7 +10,9 @@
 namespace halo::cts {
 
 struct ProcessResult {
-  std::string output;     // stdout and stderr, interleaved.
+  // stdout and stderr, interleaved; bounded (see BoundedOutput): a worker
+  // that prints without end keeps its first and last bytes only.
+  std::string output;
   int exit_code = -1;     // When it exited.
   int signal = 0;         // When a signal ended it (not our timeout kill).
   bool timed_out = false; // Killed by us at the timeout.
@@ -18,8 +20,16 @@ struct ProcessResult {
 };
 
 // Runs each argv in |commands| (argv[0] is the program), at most |jobs| at
-// once, each in its own process group that is killed with SIGKILL after
-// |timeout_s|. Calls |on_done(index, result)| in completion order.
+// once, each in its own process group. Calls |on_done(index, result)| in
+// completion order.
+//
+// The timeout holds whatever a worker does: a process is done once it has
+// exited *and* its output pipe reached end of file; one that is not done
+// |timeout_s| after it started is killed with its whole process group
+// (SIGKILL) and reported as timed out. That covers a worker that floods its
+// output (reads are bounded per turn, so the deadline is checked between
+// them), one that closes its output and keeps running, and one whose
+// helpers keep the pipe open after it exited.
 void run_processes(const std::vector<std::vector<std::string>>& commands,
                    int jobs, double timeout_s,
                    const std::function<void(size_t, ProcessResult&&)>& on_done);

@@ -3,7 +3,6 @@
 #include <fnmatch.h>
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "../framework/cts.hpp"
 
@@ -11,9 +10,9 @@ namespace halo::cts {
 namespace {
 
 void print_verdict(const char* status, const std::string& reason) {
-  nlohmann::json verdict = {{"status", status}, {"reason", reason}};
+  const std::string verdict = format_verdict(status, reason);
   std::fflush(stderr);
-  std::printf("\n%s%s\n", kResultMarker, verdict.dump().c_str());
+  std::printf("\n%s%s\n", kResultMarker, verdict.c_str());
   std::fflush(stdout);
 }
 

@@ -6,11 +6,9 @@
 
 #include "halo/registry.h"
 #include "options.hpp"
+#include "verdict.hpp"
 
 namespace halo::cts {
-
-// The prefix of the one line a worker prints on stdout with its verdict.
-inline constexpr char kResultMarker[] = "@@halo-cts-result ";
 
 // Runs |options.worker_case| against |options.worker_plugin| and prints the
 // verdict line. Returns the process exit code (0 unless the worker itself

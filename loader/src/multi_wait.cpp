@@ -72,7 +72,9 @@ bool futex_wait_until(std::atomic<uint32_t>* word, uint32_t expected,
 }
 
 // Polls every pair without blocking or allocating. Returns OK when the mode is
-// met, a failure status, or DEADLINE_EXCEEDED to mean "not yet".
+// met, a failure status, or DEADLINE_EXCEEDED to mean "not yet". Every pair
+// is looked at even in ANY mode once one is reached: a failed semaphore
+// anywhere in the list wins over a reached one (DESIGN.md §4).
 halo_status_t poll_all(halo_wait_mode_t mode, size_t count,
                        halo_semaphore_t* const* semaphores,
                        const uint64_t* values) {
@@ -81,12 +83,11 @@ halo_status_t poll_all(halo_wait_mode_t mode, size_t count,
     uint64_t value = 0;
     HALO_RETURN_IF_ERROR(semaphore_vtable(semaphores[i])->query(semaphores[i],
                                                                 &value));
-    if (value >= values[i]) {
-      if (mode == HALO_WAIT_MODE_ANY) return nullptr;
-      ++reached;
-    }
+    if (value >= values[i]) ++reached;
   }
-  if (reached == count) return nullptr;
+  if (reached == count || (mode == HALO_WAIT_MODE_ANY && reached > 0)) {
+    return nullptr;
+  }
   // A poll must not allocate, even to say "not yet".
   return halo_status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
 }
@@ -127,10 +128,16 @@ halo_status_t wait_through_timepoints(halo_wait_mode_t mode, size_t count,
     semaphore_vtable(semaphores[i])->cancel_timepoint(semaphores[i],
                                                       &timepoints[i]);
   }
+  // Every callback has finished: the waiter's state is final, and it decides
+  // over the deadline, as a value that arrived right at it still counts.
   halo_status_t failure = waiter.failure.exchange(nullptr);
   if (failure != nullptr) {
     halo_status_free(status);
     return failure;
+  }
+  if (waiter.reached.load(std::memory_order_acquire) >= needed) {
+    halo_status_free(status);
+    return nullptr;
   }
   return status;
 }

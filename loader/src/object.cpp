@@ -5,7 +5,7 @@
 // loaded.
 #include <atomic>
 #include <ctime>
-#include <vector>
+#include <memory>
 
 #include "halo/deadline.h"
 #include "halo/object.h"
@@ -20,8 +20,13 @@ std::atomic_ref<uint32_t> ref_count_of(halo_object_t* object) {
 // A release can cascade inside a plugin (semaphore → device → driver); the
 // driver's module may be dropped (and its library unmapped) only once the
 // outermost release on this thread has returned out of the plugin's code.
+// Each dying driver's module is taken out of the driver→module map *before*
+// its destroy runs and parked here: once destroy frees the driver, a driver
+// created meanwhile (on any thread) may get the same address and its own map
+// entry, which the dead one must neither find nor remove. The parked holds
+// form an intrusive list, so a release allocates nothing.
 thread_local int t_release_depth = 0;
-thread_local std::vector<halo_driver_t*> t_dead_drivers;
+thread_local halo::loader::ModuleHold* t_dead_modules = nullptr;
 
 }  // namespace
 
@@ -38,20 +43,23 @@ void halo_object_release(halo_object_t* object) {
     return;
   }
   const halo_object_vtable_t* vtable = object->vtable;
-  const bool is_driver = vtable->type == HALO_OBJECT_TYPE_DRIVER;
+  if (vtable->type == HALO_OBJECT_TYPE_DRIVER) {
+    auto hold = halo::loader::take_module_of_driver(
+        reinterpret_cast<halo_driver_t*>(object));
+    if (hold != nullptr) {
+      hold->next = t_dead_modules;
+      t_dead_modules = hold.release();
+    }
+  }
   ++t_release_depth;
   vtable->destroy(object);
   --t_release_depth;
-  if (is_driver) {
-    t_dead_drivers.push_back(reinterpret_cast<halo_driver_t*>(object));
-  }
   if (t_release_depth > 0) return;
   // Every destroy of this cascade has returned: the plugins' code is off the
   // stack, so their libraries may now be unloaded.
-  while (!t_dead_drivers.empty()) {
-    halo_driver_t* driver = t_dead_drivers.back();
-    t_dead_drivers.pop_back();
-    halo::loader::detach_module_from_driver(driver);
+  while (t_dead_modules != nullptr) {
+    std::unique_ptr<halo::loader::ModuleHold> hold(t_dead_modules);
+    t_dead_modules = hold->next;
   }
 }
 

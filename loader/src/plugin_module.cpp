@@ -14,11 +14,11 @@ namespace {
 
 // Drivers alive → the module that must stay loaded for them. Touched only
 // when a driver is created or destroyed, never on a hot path.
+using DriverModules =
+    std::unordered_map<halo_driver_t*, std::unique_ptr<ModuleHold>>;
 std::mutex g_driver_modules_mutex;
-std::unordered_map<halo_driver_t*, std::shared_ptr<PluginModule>>&
-driver_modules() {
-  static auto* map =
-      new std::unordered_map<halo_driver_t*, std::shared_ptr<PluginModule>>();
+DriverModules& driver_modules() {
+  static auto* map = new DriverModules();
   return *map;
 }
 
@@ -37,17 +37,23 @@ struct InternedHost {
   std::string name;
   halo_host_interface_t host = {};
 
-  static void log(void* self, halo_log_level_t level, const char* message) {
+  // Called by plugins through a C function pointer, so nothing may escape:
+  // a log line lost to a lack of memory is the lesser harm.
+  static void log(void* self, halo_log_level_t level,
+                  const char* message) noexcept {
     auto* interned = static_cast<InternedHost*>(self);
     if (message == nullptr) message = "";
-    if (level == HALO_LOG_LEVEL_ERROR) LoadErrorCapture::record(message);
-    if (!log_enabled(level)) return;
-    std::string name;
-    {
-      std::lock_guard<std::mutex> lock(interned->name_mutex);
-      name = interned->name;
+    try {
+      if (level == HALO_LOG_LEVEL_ERROR) LoadErrorCapture::record(message);
+      if (!log_enabled(level)) return;
+      std::string name;
+      {
+        std::lock_guard<std::mutex> lock(interned->name_mutex);
+        name = interned->name;
+      }
+      log_message(level, "plugin %s: %s", name.c_str(), message);
+    } catch (...) {
     }
-    log_message(level, "plugin %s: %s", name.c_str(), message);
   }
 };
 
@@ -103,7 +109,16 @@ std::shared_ptr<PluginModule> PluginModule::open(const std::string& path,
     return nullptr;
   }
   *out_status = nullptr;
-  return std::shared_ptr<PluginModule>(new PluginModule(handle, path));
+  // Until the module owns |handle|, a throw must close it here; afterwards
+  // the module's destructor does, exactly once.
+  std::unique_ptr<PluginModule> module;
+  try {
+    module.reset(new PluginModule(handle, path));
+  } catch (...) {
+    dlclose(handle);
+    throw;
+  }
+  return std::shared_ptr<PluginModule>(std::move(module));
 }
 
 halo_status_t PluginModule::query() {
@@ -173,20 +188,19 @@ halo_status_t PluginModule::create_driver(halo_driver_t** out_driver) {
 
 void attach_module_to_driver(halo_driver_t* driver,
                              std::shared_ptr<PluginModule> module) {
+  auto hold = std::make_unique<ModuleHold>();
+  hold->module = std::move(module);
   std::lock_guard<std::mutex> lock(g_driver_modules_mutex);
-  driver_modules()[driver] = std::move(module);
+  driver_modules()[driver] = std::move(hold);
 }
 
-void detach_module_from_driver(halo_driver_t* driver) {
-  std::shared_ptr<PluginModule> module;
-  {
-    std::lock_guard<std::mutex> lock(g_driver_modules_mutex);
-    auto it = driver_modules().find(driver);
-    if (it == driver_modules().end()) return;
-    module = std::move(it->second);
-    driver_modules().erase(it);
-  }
-  // |module| is dropped here, outside the lock: dlclose may run.
+std::unique_ptr<ModuleHold> take_module_of_driver(halo_driver_t* driver) noexcept {
+  std::lock_guard<std::mutex> lock(g_driver_modules_mutex);
+  auto it = driver_modules().find(driver);
+  if (it == driver_modules().end()) return nullptr;
+  std::unique_ptr<ModuleHold> hold = std::move(it->second);
+  driver_modules().erase(it);
+  return hold;
 }
 
 }  // namespace halo::loader

@@ -66,12 +66,21 @@ class LoadErrorCapture {
   std::string last_error_;
 };
 
-// Keeps |module| loaded until |driver| is destroyed.
+// Keeps |module| loaded until |driver| is destroyed. Throws std::bad_alloc.
 void attach_module_to_driver(halo_driver_t* driver,
                              std::shared_ptr<PluginModule> module);
 
-// Called with a driver whose last reference is gone, after its destroy ran:
-// drops the module reference attached to it.
-void detach_module_from_driver(halo_driver_t* driver);
+// A dead driver's module reference, off the driver→module map. The |next|
+// link lets the releasing thread park it without allocating.
+struct ModuleHold {
+  std::shared_ptr<PluginModule> module;
+  ModuleHold* next = nullptr;
+};
+
+// Called with a driver whose last reference is gone, before its destroy
+// runs: removes the driver's entry from the map and returns it (NULL when it
+// has none). Allocates nothing and never throws. The caller keeps the hold
+// until the plugin's code is off its stack.
+std::unique_ptr<ModuleHold> take_module_of_driver(halo_driver_t* driver) noexcept;
 
 }  // namespace halo::loader

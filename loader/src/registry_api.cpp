@@ -1,5 +1,6 @@
 // The registry's public C API.
 #include <cstring>
+#include <memory>
 #include <new>
 
 #include "check.hpp"
@@ -62,9 +63,11 @@ halo_status_t halo_registry_create(const halo_registry_options_t* options,
   }
   halo::loader::refresh_log_level();
   try {
-    auto* registry = new halo_registry_t();
-    halo::loader::scan_plugins(effective, registry);
-    *out_registry = registry;
+    // Owned until the scan is complete: a throw releases every driver it
+    // loaded so far.
+    auto registry = std::make_unique<halo_registry_t>();
+    halo::loader::scan_plugins(effective, registry.get());
+    *out_registry = registry.release();
     return nullptr;
   } catch (const std::bad_alloc&) {
     return halo_status_format(HALO_STATUS_RESOURCE_EXHAUSTED,
@@ -72,6 +75,9 @@ halo_status_t halo_registry_create(const halo_registry_options_t* options,
   } catch (const std::exception& error) {
     return halo_status_format(HALO_STATUS_INTERNAL, "%s: %s", kFunction,
                               error.what());
+  } catch (...) {
+    return halo_status_format(HALO_STATUS_INTERNAL, "%s: unknown exception",
+                              kFunction);
   }
 }
 

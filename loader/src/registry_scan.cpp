@@ -8,8 +8,11 @@
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <new>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "check.hpp"
 #include "device_enumeration.hpp"
@@ -60,10 +63,13 @@ std::string filter_reason(const Filters& filters, const std::string& name) {
 }
 
 void skip(Record* record, halo_status_t status) {
+  // Freed even when copying its message throws.
+  const std::unique_ptr<std::remove_pointer_t<halo_status_t>,
+                        decltype(&halo_status_free)>
+      owned(status, &halo_status_free);
   record->state = HALO_PLUGIN_STATE_SKIPPED;
   record->skip_code = halo_status_code(status);
   record->skip_reason = halo_status_message(status);
-  halo_status_free(status);
   log_message(HALO_LOG_LEVEL_WARN, "skipped plugin %s (%s): %s: %s",
               record->name.c_str(), record->library_path.c_str(),
               halo_status_code_name(record->skip_code),
@@ -82,17 +88,32 @@ std::string provisional_name(const std::string& path) {
   return stem;
 }
 
+// Releases the driver reference it holds.
+struct DriverReleaser {
+  void operator()(halo_driver_t* driver) const noexcept {
+    halo_object_release(reinterpret_cast<halo_object_t*>(driver));
+  }
+};
+using DriverRef = std::unique_ptr<halo_driver_t, DriverReleaser>;
+
 class Scanner {
  public:
   Scanner(halo_registry_t* registry, Filters filters)
       : registry_(registry), filters_(std::move(filters)) {}
 
+  // Loads |candidate| or records why not. Throws only when the record
+  // itself cannot be stored (out of memory).
   void consider(const Candidate& candidate);
 
  private:
+  halo_status_t evaluate(Record* record, bool from_manifest);
   halo_status_t read_and_filter_manifest(Record* record);
   halo_status_t check_duplicate(Record* record);
   halo_status_t load(Record* record, bool filter_after_query);
+  halo_status_t check_name(Record* record, PluginModule& module,
+                           bool filter_after_query);
+  void commit(const Record& record, std::shared_ptr<PluginModule> module,
+              DriverRef driver, const std::vector<halo_device_info_t>& devices);
 
   halo_registry_t* registry_;
   Filters filters_;
@@ -150,10 +171,31 @@ halo_status_t Scanner::load(Record* record, bool filter_after_query) {
     record->abi_version = module->declared_abi_version();
   }
   if (status != nullptr) return status;
-  const halo_plugin_descriptor_t* descriptor = module->descriptor();
+  HALO_RETURN_IF_ERROR(check_name(record, *module, filter_after_query));
+  halo_driver_t* created = nullptr;
+  HALO_RETURN_IF_ERROR(module->create_driver(&created));
+  // Released on every way out until the registry owns it, a throw included;
+  // declared after |module| so the library outlives the driver's destroy.
+  DriverRef driver(created);
+  attach_module_to_driver(driver.get(), module);
+  std::vector<halo_device_info_t> devices;
+  status = enumerate_sorted_devices(driver.get(), &devices);
+  if (status != nullptr) {
+    return halo_status_annotate(status, "enumerate_devices failed");
+  }
+  commit(*record, std::move(module), std::move(driver), devices);
+  return nullptr;
+}
+
+// Names the plugin from its descriptor and checks the name: it must match
+// the manifest's, pass the filters (when there was no manifest to filter on)
+// and not be loaded already.
+halo_status_t Scanner::check_name(Record* record, PluginModule& module,
+                                  bool filter_after_query) {
+  const halo_plugin_descriptor_t* descriptor = module.descriptor();
   if (filter_after_query) {
     record->name = descriptor->name;
-    module->set_name(record->name);
+    module.set_name(record->name);
     std::string reason = filter_reason(filters_, record->name);
     if (!reason.empty()) {
       return halo_status_create(HALO_STATUS_CANCELLED, reason.c_str());
@@ -170,24 +212,40 @@ halo_status_t Scanner::load(Record* record, bool filter_after_query) {
         "duplicate: a plugin named '%s' is already loaded",
         record->name.c_str());
   }
-  halo_driver_t* driver = nullptr;
-  HALO_RETURN_IF_ERROR(module->create_driver(&driver));
-  attach_module_to_driver(driver, module);
-  std::vector<halo_device_info_t> devices;
-  status = enumerate_sorted_devices(driver, &devices);
-  if (status != nullptr) {
-    halo_object_release(reinterpret_cast<halo_object_t*>(driver));
-    return halo_status_annotate(status, "enumerate_devices failed");
+  return nullptr;
+}
+
+// Hands a loaded plugin to the registry. Everything that can throw happens
+// before the first change, so a failure leaves the registry and the scanner
+// as they were (and |driver| released by its owner).
+void Scanner::commit(const Record& record, std::shared_ptr<PluginModule> module,
+                     DriverRef driver, const std::vector<halo_device_info_t>& devices) {
+  registry_->modules.reserve(registry_->modules.size() + 1);
+  registry_->drivers.reserve(registry_->drivers.size() + 1);
+  registry_->devices.reserve(registry_->devices.size() + devices.size());
+  halo_registry_t::Driver entry{nullptr, record.name, record.priority};
+  auto realpath_slot = loaded_realpaths_.insert(record.library_path).first;
+  try {
+    loaded_names_.insert(record.name);
+  } catch (...) {
+    loaded_realpaths_.erase(realpath_slot);
+    throw;
   }
-  registry_->modules.push_back(module);
-  loaded_realpaths_.insert(record->library_path);
-  loaded_names_.insert(record->name);
-  registry_->drivers.push_back({driver, record->name, record->priority});
+  // From here on nothing throws: every vector has room.
+  registry_->modules.push_back(std::move(module));
+  entry.driver = driver.release();
+  registry_->drivers.push_back(std::move(entry));
   for (const auto& info : devices) {
     // The driver index is fixed up once drivers are sorted.
     registry_->devices.push_back({info, registry_->drivers.size() - 1});
   }
-  return nullptr;
+}
+
+// Every step of one candidate, each of which may skip it with a status.
+halo_status_t Scanner::evaluate(Record* record, bool from_manifest) {
+  if (from_manifest) HALO_RETURN_IF_ERROR(read_and_filter_manifest(record));
+  HALO_RETURN_IF_ERROR(check_duplicate(record));
+  return load(record, !from_manifest);
 }
 
 void Scanner::consider(const Candidate& candidate) {
@@ -201,9 +259,20 @@ void Scanner::consider(const Candidate& candidate) {
     record.library_path = candidate.path;
   }
   halo_status_t status = nullptr;
-  if (from_manifest) status = read_and_filter_manifest(&record);
-  if (status == nullptr) status = check_duplicate(&record);
-  if (status == nullptr) status = load(&record, !from_manifest);
+  // One plugin's trouble, even an exception such as running out of memory
+  // while reading its manifest, skips that plugin alone.
+  try {
+    status = evaluate(&record, from_manifest);
+  } catch (const std::bad_alloc&) {
+    status = halo_status_create(HALO_STATUS_RESOURCE_EXHAUSTED,
+                                "out of memory while loading the plugin");
+  } catch (const std::exception& error) {
+    status = halo_status_format(HALO_STATUS_INTERNAL,
+                                "loading the plugin threw: %s", error.what());
+  } catch (...) {
+    status = halo_status_create(HALO_STATUS_INTERNAL,
+                                "loading the plugin threw an unknown exception");
+  }
   if (status != nullptr) {
     skip(&record, status);
   } else {

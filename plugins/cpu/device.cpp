@@ -1,29 +1,47 @@
-// The cpu device's vtable: info, capabilities, semaphores and the queue.
+// The cpu device's vtable: info, capabilities, semaphores, the queue, and
+// creation of buffers, command buffers and executables.
 #include "device.hpp"
 
-#include <algorithm>
-#include <cstring>
+#include <unistd.h>
 
+#include <cstdio>
+
+#include "buffer.hpp"
+#include "command_buffer.hpp"
+#include "executable.hpp"
 #include "queue.hpp"
 #include "semaphore.hpp"
+#include "versioned.hpp"
+#include "worker_pool.hpp"
 
 namespace halo::cpu {
 namespace {
 
-// Copies the first min(|out|->struct_size, sizeof(T)) bytes of |full| into
-// |out| and records that size, as the ABI's versioned structs ask.
-template <class T>
-halo_status_t copy_versioned(sdk::Host host, const T& full, T* out) {
-  if (out == nullptr || out->struct_size < sizeof(uint32_t)) {
-    return host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                 "output struct is NULL or its struct_size "
-                                 "is too small");
-  }
-  uint32_t size =
-      std::min<uint32_t>(out->struct_size, static_cast<uint32_t>(sizeof(T)));
-  std::memcpy(out, &full, size);
-  out->struct_size = size;
-  return HALO_OK;
+// Half of the physical memory: a buffer larger than that cannot be
+// useful, and refusing it up front (RESOURCE_EXHAUSTED from the shared
+// check) beats an allocation that thrashes or is killed later.
+uint64_t max_buffer_size() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return uint64_t{1} << 30;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) / 2;
+}
+
+halo_device_capabilities_t describe_capabilities() {
+  halo_device_capabilities_t caps = {};
+  caps.struct_size = sizeof(caps);
+  caps.queue_count = 1;
+  caps.features = HALO_DEVICE_FEATURE_SEMAPHORES | HALO_DEVICE_FEATURE_QUEUES |
+                  HALO_DEVICE_FEATURE_BUFFERS |
+                  HALO_DEVICE_FEATURE_COMMAND_BUFFERS |
+                  HALO_DEVICE_FEATURE_DISPATCH;
+  caps.max_semaphore_value_difference = HALO_SEMAPHORE_MAX_VALUE;
+  caps.max_buffer_size = max_buffer_size();
+  caps.min_buffer_alignment = kMinBufferAlignment;
+  caps.memory_types = kMemoryTypes;
+  std::snprintf(caps.executable_formats, sizeof(caps.executable_formats), "%s",
+                kExecutableFormat);
+  return caps;
 }
 
 void destroy_device(halo_object_t* object) {
@@ -40,15 +58,7 @@ halo_status_t query_info(halo_device_t* device, halo_device_info_t* out_info) {
 halo_status_t query_capabilities(halo_device_t* device,
                                  halo_device_capabilities_t* out_caps) {
   Device* self = Device::cast(device);
-  halo_device_capabilities_t caps = {};
-  caps.struct_size = sizeof(caps);
-  caps.queue_count = 1;
-  // Command buffers, buffers and dispatch arrive in later issues.
-  caps.features = HALO_DEVICE_FEATURE_SEMAPHORES | HALO_DEVICE_FEATURE_QUEUES;
-  caps.max_semaphore_value_difference = HALO_SEMAPHORE_MAX_VALUE;
-  caps.memory_types = 0;
-  caps.executable_formats[0] = '\0';
-  return copy_versioned(self->host, caps, out_caps);
+  return copy_versioned(self->host, self->capabilities, out_caps);
 }
 
 halo_status_t create_semaphore(halo_device_t* device, uint64_t initial_value,
@@ -92,6 +102,28 @@ halo_status_t wait_idle(halo_device_t* device, halo_time_ns_t deadline) {
   return Device::cast(device)->queue->wait_idle(deadline);
 }
 
+halo_status_t allocate_buffer(halo_device_t* device,
+                              const halo_buffer_params_t* params,
+                              halo_buffer_t** out_buffer) {
+  Device* self = Device::cast(device);
+  return Buffer::allocate(self->host, device, self->capabilities, *params,
+                          out_buffer);
+}
+
+halo_status_t create_command_buffer(halo_device_t* device,
+                                    halo_command_buffer_mode_t mode,
+                                    halo_command_buffer_t** out_command_buffer) {
+  return CommandBuffer::create(Device::cast(device)->host, device, mode,
+                               out_command_buffer);
+}
+
+halo_status_t create_executable(halo_device_t* device,
+                                const halo_executable_params_t* params,
+                                halo_executable_t** out_executable) {
+  return Executable::create(Device::cast(device)->host, device, *params,
+                            out_executable);
+}
+
 const halo_device_vtable_t kDeviceVtable = {
     {sizeof(halo_device_vtable_t), HALO_OBJECT_TYPE_DEVICE, &destroy_device},
     &query_info,
@@ -102,11 +134,9 @@ const halo_device_vtable_t kDeviceVtable = {
     &queue_flush,
     &wait_semaphores,
     &wait_idle,
-    // Buffers, command buffers and executables: not yet (libhalo returns
-    // UNIMPLEMENTED for NULL entries).
-    nullptr,
-    nullptr,
-    nullptr,
+    &allocate_buffer,
+    &create_command_buffer,
+    &create_executable,
 };
 
 }  // namespace
@@ -116,14 +146,17 @@ Device::Device(sdk::Host host, halo_driver_t* driver,
     : header(HALO_OBJECT_HEADER_INIT(&kDeviceVtable)),
       host(host),
       driver(driver),
-      info(info) {
+      info(info),
+      capabilities(describe_capabilities()) {
   host.retain(sdk::as_object(driver));
 }
 
 Device::~Device() {
   // The queue first: its worker may still be running (it can even be this
-  // very thread, dropping the device's last reference).
+  // very thread, dropping the device's last reference). The pool is idle
+  // then: only the queue's worker gives it tasks.
   Queue::destroy(queue);
+  WorkerPool::destroy(pool);
   host.release(sdk::as_object(driver));
 }
 
@@ -133,7 +166,9 @@ halo_status_t Device::create(sdk::Host host, halo_driver_t* driver,
   return sdk::guard(host, [&] {
     Device* device = host.make<Device>(host, driver, info);
     try {
-      device->queue = Queue::create(host);
+      device->pool = WorkerPool::create(
+          host, WorkerPool::configured_thread_count(host));
+      device->queue = Queue::create(host, device->pool);
     } catch (...) {
       host.destroy(device);
       throw;

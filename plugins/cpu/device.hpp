@@ -1,4 +1,5 @@
-// The cpu device: the host CPU, one queue served by one worker thread.
+// The cpu device: the host CPU, one queue served by one worker thread, and
+// a pool of worker threads that share each dispatch's workgroups with it.
 #ifndef HALO_CPU_DEVICE_HPP_
 #define HALO_CPU_DEVICE_HPP_
 
@@ -9,6 +10,7 @@
 namespace halo::cpu {
 
 class Queue;
+class WorkerPool;
 
 // A device object; the header comes first so handle and object share an
 // address.
@@ -18,6 +20,9 @@ struct Device {
   // The driver, retained: a device keeps its plugin's driver alive.
   halo_driver_t* driver;
   halo_device_info_t info;
+  // What the device offers, decided once at creation.
+  halo_device_capabilities_t capabilities;
+  WorkerPool* pool = nullptr;
   Queue* queue = nullptr;
 
   Device(sdk::Host host, halo_driver_t* driver,
@@ -25,8 +30,9 @@ struct Device {
   ~Device();
 
   // Creates the device described by |info| for |driver| (borrowed; retained)
-  // and starts its queue's worker. Returns a new reference in |out_device|,
-  // or RESOURCE_EXHAUSTED / INTERNAL when memory or a thread is lacking.
+  // and starts its worker pool (HALO_CPU_WORKERS threads, see WorkerPool)
+  // and its queue's worker. Returns a new reference in |out_device|, or
+  // RESOURCE_EXHAUSTED / INTERNAL when memory or a thread is lacking.
   static halo_status_t create(sdk::Host host, halo_driver_t* driver,
                               const halo_device_info_t& info,
                               halo_device_t** out_device) noexcept;

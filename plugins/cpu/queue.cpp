@@ -2,14 +2,16 @@
 //
 // A submission's waits are timepoints (on semaphores of any plugin); when
 // they are all reached — or one fails — the scheduler calls on_ready, which
-// only appends the submission to the worker's FIFO. Signalling happens on
-// the worker, never inside the timepoint callback, so a chain of
-// submissions each waiting on the previous one's signal iterates instead of
-// recursing.
+// only appends the submission to the worker's FIFO. The command buffers run
+// and the signals are set on the worker, never inside the timepoint
+// callback, so a chain of submissions each waiting on the previous one's
+// signal iterates instead of recursing.
 #include "queue.hpp"
 
 #include <chrono>
+#include <cstring>
 
+#include "command_buffer.hpp"
 #include "halo/sdk/library_pin.hpp"
 
 namespace halo::cpu {
@@ -22,20 +24,44 @@ thread_local bool t_worker_queue_destroyed = false;
 
 }  // namespace
 
-Submission::Submission(const Init& init, Queue* queue,
-                       halo_device_t* device) noexcept
-    : PendingSubmission(init), queue(queue), device(device) {
+Submission::Submission(const Init& init, Queue* queue, halo_device_t* device,
+                       halo_command_buffer_t** command_buffers,
+                       size_t command_buffer_count) noexcept
+    : PendingSubmission(init),
+      queue(queue),
+      device(device),
+      command_buffers(command_buffers),
+      command_buffer_count(command_buffer_count) {
   host().retain(sdk::as_object(device));
+  for (size_t i = 0; i < command_buffer_count; ++i) {
+    host().retain(sdk::as_object(command_buffers[i]));
+  }
 }
 
 Submission::~Submission() {
+  release_command_buffers();
   // Possibly the device's last reference: see Queue for why that is safe on
   // the worker thread.
   host().release(sdk::as_object(device));
 }
 
-Queue* Queue::create(sdk::Host host) {
-  Queue* queue = host.make<Queue>(host);
+void Submission::run_command_buffers(WorkerPool& pool) noexcept {
+  for (size_t i = 0; i < command_buffer_count; ++i) {
+    CommandBuffer::cast(command_buffers[i])->run(pool);
+  }
+}
+
+void Submission::release_command_buffers() noexcept {
+  for (size_t i = 0; i < command_buffer_count; ++i) {
+    host().release(sdk::as_object(command_buffers[i]));
+  }
+  host().deallocate(command_buffers);
+  command_buffers = nullptr;
+  command_buffer_count = 0;
+}
+
+Queue* Queue::create(sdk::Host host, WorkerPool* pool) {
+  Queue* queue = host.make<Queue>(host, pool);
   try {
     queue->worker_ = std::thread([queue] { queue->run(); });
   } catch (...) {
@@ -67,14 +93,6 @@ void Queue::destroy(Queue* queue) noexcept {
 
 halo_status_t Queue::execute(halo_device_t* device,
                              const halo_queue_execute_info_t* info) noexcept {
-  if (info->command_buffer_count != 0) {
-    return host_.make_status(
-        HALO_STATUS_UNIMPLEMENTED,
-        "the cpu plugin does not run command buffers yet; this submission "
-        "names %zu (only barriers, with command_buffer_count 0, are "
-        "supported)",
-        info->command_buffer_count);
-  }
   if ((info->affinity & 1u) == 0) {
     return host_.make_status(HALO_STATUS_INVALID_ARGUMENT,
                              "queue affinity 0x%llx selects no queue of this "
@@ -85,12 +103,30 @@ halo_status_t Queue::execute(halo_device_t* device,
                            info->wait_values};
   sdk::SemaphoreList signals{info->signal_count, info->signal_semaphores,
                              info->signal_values};
-  return sdk::guard(host_, [&] {
+  const size_t count = info->command_buffer_count;
+  HALO_SDK_RETURN_IF_ERROR(
+      acquire_command_buffers(host_, device, count, info->command_buffers));
+  // The submission keeps its own copy of the borrowed list.
+  halo_command_buffer_t** command_buffers = nullptr;
+  halo_status_t status = sdk::guard(host_, [&] {
+    if (count > 0) {
+      command_buffers = sdk::HostAllocator<halo_command_buffer_t*>(host_)
+                            .allocate(count);
+      std::memcpy(command_buffers, info->command_buffers,
+                  count * sizeof(*command_buffers));
+    }
     Submission* submission = sdk::PendingSubmission::create<Submission>(
-        host_, waits, signals, this, device);
+        host_, waits, signals, this, device, command_buffers, count);
     track(submission);
     submission->start(&Queue::on_ready);
   });
+  if (status != HALO_OK) {
+    // Nothing was submitted: the submission was never created, so the copy
+    // is still ours, and every command buffer is as it was.
+    host_.deallocate(command_buffers);
+    release_unsubmitted(count, info->command_buffers);
+  }
+  return status;
 }
 
 void Queue::track(Submission* submission) noexcept {
@@ -165,6 +201,10 @@ void Queue::run() noexcept {
 }
 
 void Queue::process(Submission* submission) noexcept {
+  // A failed wait skips the work; complete() then fails every signal.
+  if (submission->failure() == HALO_OK) {
+    submission->run_command_buffers(*pool_);
+  }
   halo_status_t error = submission->complete();
   if (error != HALO_OK) {
     host_.log(HALO_LOG_LEVEL_WARN, "queue submission %llu: %s",
@@ -172,9 +212,11 @@ void Queue::process(Submission* submission) noexcept {
               host_.message(error));
     host_.free(error);
   }
-  // Drop the semaphores before wait_idle may return, so that after it every
-  // completed submission has let go of everything but the device.
+  // Drop the semaphores and command buffers before wait_idle may return, so
+  // that after it every completed submission has let go of everything but
+  // the device.
   submission->release_semaphores();
+  submission->release_command_buffers();
   untrack(submission);
   sdk::PendingSubmission::destroy(submission);
 }

@@ -1,6 +1,7 @@
 // The cpu device's queue: submissions wait for their semaphores through the
-// SDK scheduler, then one worker thread per device signals (or fails) their
-// signal semaphores.
+// SDK scheduler, then one worker thread per device runs their command
+// buffers (dispatches on the device's worker pool) and signals (or fails)
+// their signal semaphores.
 #ifndef HALO_CPU_QUEUE_HPP_
 #define HALO_CPU_QUEUE_HPP_
 
@@ -16,16 +17,30 @@
 namespace halo::cpu {
 
 class Queue;
+class WorkerPool;
 
 // One queue_execute: the scheduler's pending submission plus the queue's
-// bookkeeping. Holds a reference to the device until destroyed.
+// bookkeeping. Holds a reference to the device until destroyed, and one to
+// each command buffer until release_command_buffers.
 class Submission final : public sdk::PendingSubmission {
  public:
-  Submission(const Init& init, Queue* queue, halo_device_t* device) noexcept;
+  // Takes ownership of |command_buffers| (|command_buffer_count| handles in
+  // host memory, or NULL) and retains each command buffer.
+  Submission(const Init& init, Queue* queue, halo_device_t* device,
+             halo_command_buffer_t** command_buffers,
+             size_t command_buffer_count) noexcept;
   ~Submission() override;
+
+  // Runs the command buffers in order, dispatches on |pool|.
+  void run_command_buffers(WorkerPool& pool) noexcept;
+  // Releases the command buffers early (the destructor releases whatever
+  // is left).
+  void release_command_buffers() noexcept;
 
   Queue* const queue;
   halo_device_t* const device;
+  halo_command_buffer_t** command_buffers;
+  size_t command_buffer_count;
   // Order of submission, for wait_idle.
   uint64_t sequence = 0;
   // The worker's FIFO of ready submissions (guarded by the queue's mutex).
@@ -46,16 +61,19 @@ class Submission final : public sdk::PendingSubmission {
 // flag) to return without touching the queue again.
 class Queue {
  public:
-  // Starts the worker thread. Throws std::bad_alloc or std::system_error.
-  static Queue* create(sdk::Host host);
+  // Starts the worker thread; dispatches run on |pool| (borrowed; it must
+  // outlive the queue). Throws std::bad_alloc or std::system_error.
+  static Queue* create(sdk::Host host, WorkerPool* pool);
   // Stops the worker (joining it, or detaching it when called on the worker)
   // and frees the queue. No submission may exist.
   static void destroy(Queue* queue) noexcept;
 
   // Submits |info| for |device| (borrowed; retained by the submission) and
-  // returns without blocking. Returns UNIMPLEMENTED for command buffers,
-  // INVALID_ARGUMENT for an affinity without queue 0, RESOURCE_EXHAUSTED
-  // when memory runs out. Thread-safe.
+  // returns without blocking. Returns INVALID_ARGUMENT for an affinity
+  // without queue 0 or a command buffer of another device or plugin,
+  // FAILED_PRECONDITION for a command buffer that has not ended or is a
+  // ONE_SHOT one submitted before, RESOURCE_EXHAUSTED when memory runs out;
+  // a failed submit leaves every command buffer as it was. Thread-safe.
   halo_status_t execute(halo_device_t* device,
                         const halo_queue_execute_info_t* info) noexcept;
 
@@ -65,7 +83,8 @@ class Queue {
   halo_status_t wait_idle(halo_time_ns_t deadline) noexcept;
 
   // Use create; public only so that the host allocator can construct it.
-  explicit Queue(sdk::Host host) noexcept : host_(host) {}
+  Queue(sdk::Host host, WorkerPool* pool) noexcept
+      : host_(host), pool_(pool) {}
 
  private:
   static void on_ready(sdk::PendingSubmission* submission) noexcept;
@@ -76,6 +95,7 @@ class Queue {
   void untrack(Submission* submission) noexcept;
 
   sdk::Host host_;
+  WorkerPool* const pool_;
   std::mutex mutex_;
   // Wakes the worker: a submission became ready, or the queue stops.
   std::condition_variable work_ready_;

@@ -46,11 +46,17 @@ TEST_F(DriverTest, Capabilities) {
   caps.struct_size = sizeof(caps);
   HALO_ASSERT_OK(halo_device_query_capabilities(device(), &caps));
   EXPECT_EQ(caps.features,
-            HALO_DEVICE_FEATURE_SEMAPHORES | HALO_DEVICE_FEATURE_QUEUES);
+            HALO_DEVICE_FEATURE_SEMAPHORES | HALO_DEVICE_FEATURE_QUEUES |
+                HALO_DEVICE_FEATURE_BUFFERS |
+                HALO_DEVICE_FEATURE_COMMAND_BUFFERS |
+                HALO_DEVICE_FEATURE_DISPATCH);
   EXPECT_EQ(caps.queue_count, 1u);
   EXPECT_EQ(caps.max_semaphore_value_difference, HALO_SEMAPHORE_MAX_VALUE);
-  EXPECT_EQ(caps.memory_types, 0u);
-  EXPECT_STREQ(caps.executable_formats, "");
+  EXPECT_EQ(caps.memory_types,
+            HALO_MEMORY_TYPE_DEVICE_LOCAL | HALO_MEMORY_TYPE_HOST_VISIBLE |
+                HALO_MEMORY_TYPE_HOST_COHERENT | HALO_MEMORY_TYPE_HOST_CACHED);
+  EXPECT_EQ(caps.min_buffer_alignment, 64u);
+  EXPECT_STREQ(caps.executable_formats, "cpu-so");
 }
 
 TEST_F(DriverTest, OwnSemaphoresAreFullyCompatible) {
@@ -67,11 +73,12 @@ TEST_F(DriverTest, OwnSemaphoresAreFullyCompatible) {
             static_cast<uint32_t>(HALO_SEMAPHORE_COMPATIBILITY_ALL));
 }
 
-TEST_F(DriverTest, NoBuffersOrCommandBuffersYet) {
+TEST_F(DriverTest, CommandBuffersAreAvailable) {
   halo_command_buffer_t* command_buffer = nullptr;
-  Status status(halo_command_buffer_create(
+  HALO_EXPECT_OK(halo_command_buffer_create(
       device(), HALO_COMMAND_BUFFER_MODE_ONE_SHOT, &command_buffer));
-  EXPECT_EQ(status.code(), HALO_STATUS_UNIMPLEMENTED);
+  EXPECT_NE(command_buffer, nullptr);
+  halo_command_buffer_release(command_buffer);
 }
 
 TEST_F(DriverTest, DevicesComeAndGo) {

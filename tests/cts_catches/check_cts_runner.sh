@@ -3,12 +3,16 @@
 # expectations (an expected failure is not a failure; --verify-expectations
 # fails a stale entry; an entry without a reason is refused), JUnit output
 # that parses, --repeat/--seed that derive reproducible per-case seeds, the
-# reproduce command, --list with filters, and an unknown plugin.
+# reproduce command (with the exact timeout), --list with filters, an unknown
+# plugin, no plugin at all, and verdicts the runner cannot trust.
 #
-#   check_cts_runner.sh HALO_CTS BROKEN_PLUGIN SCRATCH_DIR
-# BROKEN_PLUGIN is the variant whose signal accepts lower values.
+#   check_cts_runner.sh HALO_CTS BROKEN_PLUGIN SCRATCH_DIR BAD_DEVICE_PLUGIN EXIT_PLUGIN
+# BROKEN_PLUGIN is the variant whose signal accepts lower values;
+# BAD_DEVICE_PLUGIN fails every device creation with a message that is not
+# valid UTF-8; EXIT_PLUGIN prints $HALO_TEST_PLUGIN_EXIT_TEXT and exits 0
+# when a device is destroyed (tests/loader/plugins/test_plugin.c).
 set -u
-cts=$1 broken=$2 scratch=$3
+cts=$1 broken=$2 scratch=$3 bad_device=$4 exit_plugin=$5
 mkdir -p "$scratch"
 failures=0
 check() {  # check DESCRIPTION STATUS
@@ -92,6 +96,62 @@ check "--list --filter lists a subset ($listed of $total)" $?
 "$cts" --plugin no_such_plugin >"$scratch/unknown.log" 2>&1
 [[ $? -ne 0 ]] && tail -n 1 "$scratch/unknown.log" | grep -Eq "$counts_line"
 check "an unknown plugin fails the run" $?
+
+# 7. No plugin at all is a failure with a reason, not "0 passed": exit 1.
+mkdir -p "$scratch/no-plugins"
+HALO_PLUGIN_FILES="$scratch/no-plugins" "$cts" >"$scratch/none.log" 2>&1
+[[ $? -eq 1 ]] && grep -q 'no plugin was loaded' "$scratch/none.log" &&
+  tail -n 1 "$scratch/none.log" | grep -Eq '^0 passed, 1 failed, 0 skipped$'
+check "a run that finds no plugin fails and says why" $?
+
+# 8. The reproduce command repeats a fractional --timeout exactly.
+"$cts" --plugin "$broken" --filter 'semaphore.signal.*' --timeout 2.5 \
+  --json "$scratch/timeout.jsonl" >/dev/null 2>&1
+python3 - "$scratch/timeout.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+ok = bool(rows) and all(r["command"].endswith("--timeout 2.5") for r in rows)
+print(("ok: " if ok else "FAILED: ") + "every command says --timeout 2.5: " +
+      (rows[0]["command"] if rows else "no rows"))
+sys.exit(0 if ok else 1)
+PY
+[[ $? -eq 0 ]] || failures=$((failures + 1))
+
+# 9. A verdict line that is not a verdict (here printed by the plugin, which
+# then ends the worker with exit code 0) is a FAIL naming it; the runner
+# goes on and ends with the counts.
+one_case='driver.capabilities.consistent'
+n=0
+for text in '@@halo-cts-result [1,2]' '@@halo-cts-result {"status":' \
+            '@@halo-cts-result {"status":"MAYBE","reason":"x"}' \
+            '@@halo-cts-result {"status":"PASS","reason":7}'; do
+  n=$((n + 1))
+  HALO_TEST_PLUGIN_EXIT_TEXT="$text" "$cts" --plugin "$exit_plugin" --filter "$one_case" \
+    --json "$scratch/malformed-$n.jsonl" >"$scratch/malformed-$n.log" 2>&1
+  status=$?
+  tail -n 1 "$scratch/malformed-$n.log" | grep -Eq "$counts_line" && [[ $status -eq 1 ]] &&
+    python3 -c '
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+sys.exit(0 if len(rows) == 1 and rows[0]["status"] == "FAIL" and
+         rows[0]["reason"].startswith("malformed verdict: ") else 1)' "$scratch/malformed-$n.jsonl"
+  check "the verdict '$text' is reported as a malformed verdict" $?
+done
+
+# 10. A case failing with a plugin message that is not valid UTF-8 still
+# reports its FAIL, with U+FFFD in place of the bad bytes.
+"$cts" --plugin "$bad_device" --filter "$one_case" --json "$scratch/utf8.jsonl" \
+  >"$scratch/utf8.log" 2>&1
+python3 - "$scratch/utf8.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+ok = (len(rows) == 1 and rows[0]["status"] == "FAIL" and
+      "device \ufffd" in rows[0]["reason"] and "is gone" in rows[0]["reason"])
+print(("ok: " if ok else "FAILED: ") + "invalid UTF-8 in a case message is a FAIL with U+FFFD: " +
+      (rows[0]["status"] + " " + rows[0]["reason"] if rows else "no rows"))
+sys.exit(0 if ok else 1)
+PY
+[[ $? -eq 0 ]] || failures=$((failures + 1))
 
 if [[ $failures -ne 0 ]]; then echo "$failures runner check(s) failed"; exit 1; fi
 echo "every runner check passed"

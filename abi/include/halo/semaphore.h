@@ -54,15 +54,34 @@ typedef struct halo_timepoint_t halo_timepoint_t;
  * ownership of it. Runs on an arbitrary thread (inline in the registering
  * thread when already reached), must be short and must never block. The
  * semaphore does not touch |timepoint| after the callback starts, so the
- * callback may free it. */
+ * callback may free it — unless someone may still cancel it (see
+ * halo_timepoint_t).
+ *
+ * Cancelling from inside a callback: a cancel never waits for callbacks
+ * running on its own thread, but it does wait for callbacks running on other
+ * threads — of that timepoint (the SDK's timeline) or of any timepoint of
+ * that semaphore (the template plugin). So two callbacks on two threads that
+ * each cancel a timepoint the other's signal or fail is dispatching wait for
+ * each other for ever. A callback may always cancel timepoints of its own
+ * dispatch (released by the same signal or fail on this thread) whose
+ * callbacks have not started: they are dropped at once. Any other cancel
+ * from a callback is allowed only for a semaphore that no other thread
+ * signals or fails meanwhile, or where no callback ever cancels. */
 typedef void (*halo_timepoint_callback_t)(void* user_data,
                                           halo_timepoint_t* timepoint,
                                           halo_status_t status);
 
 /* Caller-owned storage for one registration: registering allocates nothing.
  * The caller fills struct_size, value, callback and user_data; the semaphore
- * owns |implementation| while the timepoint is registered. The storage must
- * stay valid until the callback starts or a cancel returns true. */
+ * owns |implementation| while the timepoint is registered, and recognises its
+ * own registrations by it, so the caller must not write it then.
+ *
+ * Lifetime: the storage must stay valid until the callback starts and, when
+ * anyone may cancel the timepoint, until every such cancel has returned —
+ * whether it returns true or false: a cancel reads the storage (under the
+ * semaphore's lock) to learn the timepoint's state, even when the callback
+ * has already run. So a callback may free its own timepoint only when no
+ * cancel of it can follow or be in progress. */
 struct halo_timepoint_t {
   uint32_t struct_size;
   uint32_t reserved0;
@@ -92,7 +111,12 @@ typedef struct halo_semaphore_vtable_t {
   halo_status_t (*acquire_timepoint)(halo_semaphore_t* semaphore,
                                      halo_timepoint_t* timepoint);
   /* Returns true if the callback will never run; false once it has run to
-   * completion (waits for a callback running on another thread). */
+   * completion (waits for a callback running on another thread; see
+   * halo_timepoint_callback_t for cancels from inside a callback). Also
+   * returns false, without effect, for a timepoint not registered on
+   * |semaphore| now: one never registered (its implementation words zeroed,
+   * or left by a registration elsewhere), already cancelled, or already
+   * called back, inline included. */
   bool (*cancel_timepoint)(halo_semaphore_t* semaphore,
                            halo_timepoint_t* timepoint);
   /* Returns the device that created |semaphore| (borrowed). */
@@ -163,8 +187,16 @@ HALO_API halo_status_t halo_semaphore_acquire_timepoint(
     halo_semaphore_t* semaphore, halo_timepoint_t* timepoint);
 
 /* Cancels |timepoint|. Race-free: on return the callback has either run to
- * completion (*out_cancelled = false) or will never run (true). Must not be
- * called from inside a callback of the same semaphore for the same timepoint. */
+ * completion (*out_cancelled = false) or will never run (true).
+ * *out_cancelled is also false for a timepoint that is not registered on
+ * |semaphore|: never registered (zero-initialise the storage, e.g.
+ * `halo_timepoint_t timepoint = {0};`), already cancelled, or already called
+ * back. The storage must stay valid until this returns, even when the
+ * callback already ran (see halo_timepoint_t). Must not be called from inside
+ * a callback of the same semaphore for the same timepoint, nor, from inside
+ * any callback, for a timepoint another thread may be dispatching (see
+ * halo_timepoint_callback_t). Returns INVALID_ARGUMENT for a bad handle or a
+ * NULL |timepoint|. */
 HALO_API halo_status_t halo_semaphore_cancel_timepoint(
     halo_semaphore_t* semaphore, halo_timepoint_t* timepoint,
     bool* out_cancelled);

@@ -92,6 +92,13 @@ halo_status_t check_map(Host host, const BufferFacts &buffer, uint64_t offset,
 halo_status_t check_fill(Host host, const BufferFacts &target, uint64_t offset,
                          uint64_t *length, size_t pattern_length) noexcept {
   static const char kFunction[] = "halo_command_buffer_fill";
+  // libhalo already refuses other lengths; checked again because a zero
+  // length would divide by zero below.
+  if (pattern_length != 1 && pattern_length != 2 && pattern_length != 4) {
+    return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
+                            "%s: pattern_length %zu is not 1, 2 or 4",
+                            kFunction, pattern_length);
+  }
   HALO_SDK_RETURN_IF_ERROR(check_usage(host, kFunction, "target", target,
                                        HALO_BUFFER_USAGE_TRANSFER_TARGET,
                                        "TRANSFER_TARGET"));

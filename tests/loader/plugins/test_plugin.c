@@ -12,10 +12,30 @@
  *
  * The driver and its devices are real objects (reference counted through the
  * host interface) so the public API's argument checks can be tested on them;
- * every device operation beyond info and capabilities returns UNIMPLEMENTED. */
+ * every device operation beyond info and capabilities returns UNIMPLEMENTED.
+ *
+ * Modes that misbehave at run time rather than at load time:
+ *   RECYCLE             the driver lives in one static slot, so a driver
+ *                       created after another was destroyed has the same
+ *                       address (as with a pooling allocator). When
+ *                       HALO_TEST_PLUGIN_DESTROY_GATE is "W,R" (two file
+ *                       descriptors), the driver's destroy frees the slot,
+ *                       writes one byte to W and waits for one byte on R, so
+ *                       a test can act while a destroy is in progress.
+ *   CREATE_DEVICE_FAILS creating a device fails with a message that is not
+ *                       valid UTF-8, as a native driver's text may be.
+ *   EXIT_IN_DEVICE_DESTROY  destroying a device prints
+ *                       $HALO_TEST_PLUGIN_EXIT_TEXT on stdout and ends the
+ *                       process with exit code 0: output a runner cannot
+ *                       trust, from a process that ended "cleanly". */
+#define _POSIX_C_SOURCE 200809L
+
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "halo/plugin.h"
 
@@ -26,6 +46,9 @@
 #define TEST_MODE_CREATE_FAILS 4
 #define TEST_MODE_ENUMERATE_FAILS 5
 #define TEST_MODE_NAME_MISMATCH 6
+#define TEST_MODE_RECYCLE 7
+#define TEST_MODE_CREATE_DEVICE_FAILS 8
+#define TEST_MODE_EXIT_IN_DEVICE_DESTROY 9
 
 #ifndef TEST_PLUGIN_NAME
 #error "TEST_PLUGIN_NAME must be defined"
@@ -120,9 +143,34 @@ static halo_status_t unimplemented(const test_device_t* device, const char* what
 
 /* ---- Device ------------------------------------------------------------ */
 
+#if TEST_PLUGIN_MODE == TEST_MODE_EXIT_IN_DEVICE_DESTROY
+/* Writes all of |text| to stdout, retrying short writes. */
+static void write_all(const char* text) {
+  size_t left = strlen(text);
+  while (left > 0) {
+    ssize_t written = write(STDOUT_FILENO, text, left);
+    if (written <= 0) {
+      return;
+    }
+    text += written;
+    left -= (size_t)written;
+  }
+}
+#endif
+
 static void device_destroy(halo_object_t* object) {
   test_device_t* device = (test_device_t*)object;
   const halo_host_interface_t* host = device->host;
+#if TEST_PLUGIN_MODE == TEST_MODE_EXIT_IN_DEVICE_DESTROY
+  const char* text = getenv("HALO_TEST_PLUGIN_EXIT_TEXT");
+  if (text != NULL) {
+    fflush(stdout);
+    write_all("\n");
+    write_all(text);
+    write_all("\n");
+    _exit(0);
+  }
+#endif
   host->object_release((halo_object_t*)device->driver);
   host->allocator.free(host->allocator.self, device);
 }
@@ -218,9 +266,35 @@ static const halo_device_vtable_t kDeviceVtable = {
 
 /* ---- Driver ------------------------------------------------------------ */
 
+#if TEST_PLUGIN_MODE == TEST_MODE_RECYCLE
+static test_driver_t g_driver_slot;
+static int g_driver_slot_used = 0;
+
+/* See RECYCLE above. Blocking reads and writes, not sleeps: the test decides
+ * when the destroy may go on. */
+static void pass_destroy_gate(void) {
+  const char* gate = getenv("HALO_TEST_PLUGIN_DESTROY_GATE");
+  int entered_fd = -1;
+  int proceed_fd = -1;
+  if (gate == NULL || sscanf(gate, "%d,%d", &entered_fd, &proceed_fd) != 2) {
+    return;
+  }
+  char byte = 'd';
+  if (write(entered_fd, &byte, 1) == 1) {
+    (void)read(proceed_fd, &byte, 1);
+  }
+}
+#endif
+
 static void driver_destroy(halo_object_t* object) {
   test_driver_t* driver = (test_driver_t*)object;
+#if TEST_PLUGIN_MODE == TEST_MODE_RECYCLE
+  (void)driver;
+  __atomic_store_n(&g_driver_slot_used, 0, __ATOMIC_RELEASE);
+  pass_destroy_gate();
+#else
   driver->host->allocator.free(driver->host->allocator.self, driver);
+#endif
 }
 
 static halo_status_t driver_query_info(halo_driver_t* base,
@@ -268,6 +342,12 @@ static halo_status_t driver_create_device(halo_driver_t* base,
                                           halo_device_t** out_device) {
   test_driver_t* driver = (test_driver_t*)base;
   (void)params;
+#if TEST_PLUGIN_MODE == TEST_MODE_CREATE_DEVICE_FAILS
+  (void)device_id;
+  (void)out_device;
+  return driver->host->status_create(HALO_STATUS_UNAVAILABLE,
+                                     "test plugin: device \xff\xfe is gone");
+#endif
   for (size_t i = 0; i < DEVICE_COUNT; ++i) {
     if (device_id_of(i) != device_id) {
       continue;
@@ -308,7 +388,16 @@ static halo_status_t create_driver(const halo_host_interface_t* host,
   return host->status_create(HALO_STATUS_PERMISSION_DENIED,
                              "test plugin: cannot open /dev/halo-test");
 #else
+#if TEST_PLUGIN_MODE == TEST_MODE_RECYCLE
+  int expected = 0;
+  test_driver_t* driver = NULL;
+  if (__atomic_compare_exchange_n(&g_driver_slot_used, &expected, 1, 0,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    driver = &g_driver_slot;
+  }
+#else
   test_driver_t* driver = allocate(host, sizeof(*driver));
+#endif
   if (driver == NULL) {
     return host->status_create(HALO_STATUS_RESOURCE_EXHAUSTED,
                                "test plugin: out of memory");

@@ -21,9 +21,13 @@
  * must pass exactly that many constant bytes.
  *
  * A workgroup's id runs over [0, count) in each dimension; workgroups of one
- * dispatch run concurrently on the device's worker threads in no defined
- * order, so a kernel must not depend on one workgroup finishing before
- * another starts. Dispatches of a command buffer run in recorded order.
+ * dispatch run concurrently on the device's worker threads (the queue's
+ * thread plus a pool: HALO_CPU_WORKERS threads in all, the hardware's
+ * concurrency by default) in no defined order, so a kernel must not depend
+ * on one workgroup finishing before another starts, nor wait for another.
+ * A dispatch of one workgroup runs on the queue's thread alone. Dispatches
+ * of a command buffer run in recorded order, each complete before the next
+ * starts.
  *
  * Example:
  *
@@ -37,11 +41,15 @@
  *   HALO_CPU_KERNEL_TABLE(kEntryPoints);
  *
  * The plugin refuses, at halo_executable_create and with the reason, a
- * table with another abi_version, no entry points, a NULL or duplicate name
- * or function, an unknown parameter kind, a buffer parameter after a scalar
- * one, or more than HALO_CPU_MAX_PARAMETERS parameters. A C function cannot
- * be inspected for its real parameter list, so the table is the contract:
- * keep it next to the function it describes. */
+ * library dlopen cannot load (its message included: the library must be
+ * built for the host and all its symbols must resolve), a library without
+ * the table symbol, a table with another abi_version, no entry points, a
+ * NULL, empty, over-long or duplicate name, a NULL or duplicate function, an
+ * unknown parameter kind, a buffer parameter after a scalar one, or more
+ * than HALO_CPU_MAX_PARAMETERS parameters (`parameters` may be NULL when
+ * there are none). A C function cannot be inspected for its real parameter
+ * list, so the table is the contract: keep it next to the function it
+ * describes. */
 #ifndef HALO_CPU_KERNEL_H_
 #define HALO_CPU_KERNEL_H_
 

@@ -10,9 +10,10 @@
 //   * ranges: HALO_WHOLE_BUFFER means "to the end"; a range past the end is
 //     OUT_OF_RANGE (overflow-safe).
 //   * mapping needs HOST_VISIBLE memory (FAILED_PRECONDITION otherwise).
-//   * fill: offset and length are multiples of the pattern length; update
-//     and copy targets need TRANSFER_TARGET usage, copy sources
-//     TRANSFER_SOURCE, dispatch bindings DISPATCH_STORAGE (INVALID_ARGUMENT);
+//   * fill: the pattern length is 1, 2 or 4, offset and length are
+//     multiples of it (INVALID_ARGUMENT); fill, update and copy targets need
+//     TRANSFER_TARGET usage, copy sources TRANSFER_SOURCE, dispatch bindings
+//     DISPATCH_STORAGE (INVALID_ARGUMENT);
 //     copies within one buffer must not overlap (INVALID_ARGUMENT).
 //   * dispatch: the entry point exists; binding count and constant size
 //     match the entry point's (INVALID_ARGUMENT); binding offsets are

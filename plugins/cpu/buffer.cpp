@@ -1,0 +1,138 @@
+// The cpu buffer's vtable: allocation, size and mapping. The memory is
+// ordinary host memory that the device and the host share, so mapping hands
+// out a pointer into it and flush, invalidate and unmap only check their
+// range.
+#include "buffer.hpp"
+
+#include <algorithm>
+
+namespace halo::cpu {
+namespace {
+
+void destroy_buffer(halo_object_t* object) {
+  Buffer* buffer = reinterpret_cast<Buffer*>(object);
+  sdk::Host host = buffer->host;
+  host.destroy(buffer);
+}
+
+uint64_t buffer_size(halo_buffer_t* buffer) {
+  return Buffer::cast(buffer)->facts.size;
+}
+
+halo_status_t map_range(halo_buffer_t* buffer, uint64_t offset,
+                        uint64_t length, void** out_pointer) {
+  Buffer* self = Buffer::cast(buffer);
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::check_map(self->host, self->facts, offset, &length));
+  *out_pointer = self->data + offset;
+  return HALO_OK;
+}
+
+// Unmap, flush and invalidate have nothing to do on coherent host memory;
+// they still refuse a range outside the buffer, as every plugin does.
+halo_status_t check_range(halo_buffer_t* buffer, const char* function,
+                          uint64_t offset, uint64_t length) {
+  Buffer* self = Buffer::cast(buffer);
+  return sdk::resolve_range(self->host, function, "buffer", self->facts.size,
+                            offset, &length);
+}
+
+halo_status_t unmap_range(halo_buffer_t* buffer, uint64_t offset,
+                          uint64_t length) {
+  return check_range(buffer, "halo_buffer_unmap_range", offset, length);
+}
+
+halo_status_t flush_range(halo_buffer_t* buffer, uint64_t offset,
+                          uint64_t length) {
+  return check_range(buffer, "halo_buffer_flush_range", offset, length);
+}
+
+halo_status_t invalidate_range(halo_buffer_t* buffer, uint64_t offset,
+                               uint64_t length) {
+  return check_range(buffer, "halo_buffer_invalidate_range", offset, length);
+}
+
+const halo_buffer_vtable_t kBufferVtable = {
+    {sizeof(halo_buffer_vtable_t), HALO_OBJECT_TYPE_BUFFER, &destroy_buffer},
+    &buffer_size,
+    &map_range,
+    &unmap_range,
+    &flush_range,
+    &invalidate_range,
+};
+
+}  // namespace
+
+Buffer::Buffer(sdk::Host host, halo_device_t* device,
+               const sdk::BufferFacts& facts, uint8_t* data) noexcept
+    : header(HALO_OBJECT_HEADER_INIT(&kBufferVtable)),
+      host(host),
+      device(device),
+      facts(facts),
+      data(data) {
+  host.retain(sdk::as_object(device));
+}
+
+Buffer::~Buffer() {
+  host.deallocate(data);
+  host.release(sdk::as_object(device));
+}
+
+halo_status_t Buffer::allocate(sdk::Host host, halo_device_t* device,
+                               const halo_device_capabilities_t& caps,
+                               const halo_buffer_params_t& params,
+                               halo_buffer_t** out_buffer) noexcept {
+  static const char kFunction[] = "halo_buffer_allocate";
+  HALO_SDK_RETURN_IF_ERROR(sdk::check_buffer_params(host, caps, params));
+  uint64_t alignment = std::max(params.alignment, kMinBufferAlignment);
+  if (alignment > kMaxBufferAlignment) {
+    return host.make_status(HALO_STATUS_RESOURCE_EXHAUSTED,
+                            "%s: params->alignment %llu exceeds the cpu "
+                            "device's largest supported alignment %llu",
+                            kFunction,
+                            static_cast<unsigned long long>(alignment),
+                            static_cast<unsigned long long>(
+                                kMaxBufferAlignment));
+  }
+  // check_buffer_params bounded the size by max_buffer_size, which fits
+  // size_t; the allocator reports failure as NULL, never by aborting.
+  void* data = host.allocate(static_cast<size_t>(params.size),
+                             static_cast<size_t>(alignment));
+  if (data == nullptr) {
+    return host.make_status(HALO_STATUS_RESOURCE_EXHAUSTED,
+                            "%s: the host allocator could not provide %llu "
+                            "bytes aligned to %llu",
+                            kFunction,
+                            static_cast<unsigned long long>(params.size),
+                            static_cast<unsigned long long>(alignment));
+  }
+  sdk::BufferFacts facts{params.size, params.usage, params.memory_type};
+  halo_status_t status = sdk::guard(host, [&] {
+    *out_buffer =
+        host.make<Buffer>(host, device, facts, static_cast<uint8_t*>(data))
+            ->handle();
+  });
+  if (status != HALO_OK) host.deallocate(data);
+  return status;
+}
+
+halo_status_t Buffer::resolve(sdk::Host host, halo_buffer_t* buffer,
+                              halo_device_t* device, const char* function,
+                              const char* argument, Buffer** out) noexcept {
+  if (sdk::as_object(buffer)->vtable != &kBufferVtable.object) {
+    return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
+                            "%s: %s is a buffer of another plugin; the cpu "
+                            "device only uses its own buffers",
+                            function, argument);
+  }
+  Buffer* self = cast(buffer);
+  if (self->device != device) {
+    return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
+                            "%s: %s belongs to another device", function,
+                            argument);
+  }
+  *out = self;
+  return HALO_OK;
+}
+
+}  // namespace halo::cpu

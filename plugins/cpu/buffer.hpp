@@ -1,0 +1,70 @@
+// The cpu buffer: aligned host memory from the host allocator. Every memory
+// type is offered, since host memory is at once the device's local memory,
+// visible to and coherent with the host, and cached.
+#ifndef HALO_CPU_BUFFER_HPP_
+#define HALO_CPU_BUFFER_HPP_
+
+#include <cstdint>
+
+#include "halo/buffer.h"
+#include "halo/device.h"
+#include "halo/sdk/commands.hpp"
+#include "halo/sdk/host.hpp"
+
+namespace halo::cpu {
+
+// The memory types a cpu device offers.
+inline constexpr halo_memory_type_t kMemoryTypes =
+    HALO_MEMORY_TYPE_DEVICE_LOCAL | HALO_MEMORY_TYPE_HOST_VISIBLE |
+    HALO_MEMORY_TYPE_HOST_COHERENT | HALO_MEMORY_TYPE_HOST_CACHED;
+
+// Every buffer's memory starts at a multiple of this (a cache line, and the
+// device's min_buffer_alignment for dispatch bindings).
+inline constexpr uint64_t kMinBufferAlignment = 64;
+
+// Larger alignments are refused with RESOURCE_EXHAUSTED rather than passed
+// to an allocator that might abort on them.
+inline constexpr uint64_t kMaxBufferAlignment = uint64_t{1} << 30;
+
+// A buffer object; the header comes first so handle and object share an
+// address.
+struct Buffer {
+  halo_object_t header;
+  sdk::Host host;
+  // The device, retained so that it outlives its buffers.
+  halo_device_t* device;
+  sdk::BufferFacts facts;
+  // The memory (size facts.size), from the host allocator.
+  uint8_t* data;
+
+  Buffer(sdk::Host host, halo_device_t* device, const sdk::BufferFacts& facts,
+         uint8_t* data) noexcept;
+  ~Buffer();
+
+  // Allocates a buffer of |device| (borrowed; retained) as |params| asks,
+  // after sdk::check_buffer_params against |caps|. Returns a new reference
+  // in |out_buffer|; INVALID_ARGUMENT for bad parameters, RESOURCE_EXHAUSTED
+  // when the size exceeds max_buffer_size or memory runs out. Thread-safe.
+  static halo_status_t allocate(sdk::Host host, halo_device_t* device,
+                                const halo_device_capabilities_t& caps,
+                                const halo_buffer_params_t& params,
+                                halo_buffer_t** out_buffer) noexcept;
+
+  // Returns the cpu buffer behind |buffer| in |*out| when it belongs to the
+  // cpu plugin and to |device|; else INVALID_ARGUMENT naming |function| and
+  // |argument|. Borrows everything.
+  static halo_status_t resolve(sdk::Host host, halo_buffer_t* buffer,
+                               halo_device_t* device, const char* function,
+                               const char* argument, Buffer** out) noexcept;
+
+  static Buffer* cast(halo_buffer_t* buffer) noexcept {
+    return reinterpret_cast<Buffer*>(buffer);
+  }
+  halo_buffer_t* handle() noexcept {
+    return reinterpret_cast<halo_buffer_t*>(this);
+  }
+};
+
+}  // namespace halo::cpu
+
+#endif  // HALO_CPU_BUFFER_HPP_
