@@ -1,0 +1,51 @@
+// An adapter: one Vulkan physical device the driver offers, described once
+// when the driver starts (info, capabilities and the limits the plugin
+// enforces), or the reason it is not offered.
+#ifndef HALO_VULKAN_ADAPTER_HPP_
+#define HALO_VULKAN_ADAPTER_HPP_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "halo/device.h"
+#include "vulkan_api.hpp"
+
+namespace halo::vk {
+
+// The limits of a physical device that the plugin checks or relies on.
+struct AdapterLimits {
+  uint64_t max_timeline_difference = 0;
+  uint64_t min_storage_offset_alignment = 1;
+  uint64_t non_coherent_atom_size = 1;
+  uint64_t min_memory_map_alignment = 1;
+  uint32_t max_storage_buffer_range = 0;
+  uint32_t max_push_constants_size = 0;
+  uint32_t max_workgroup_count[3] = {};
+  uint32_t max_bound_descriptor_sets = 0;
+  uint32_t max_storage_buffers_per_stage = 0;
+};
+
+struct Adapter {
+  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+  uint32_t api_version = 0;
+  uint32_t queue_family = 0;
+  halo_device_info_t info = {};
+  halo_device_capabilities_t capabilities = {};
+  AdapterLimits limits;
+  VkPhysicalDeviceMemoryProperties memory = {};
+};
+
+// Describes |physical_device| as device |id|. Returns true when the plugin
+// can use it; otherwise writes why not ("<name> lacks timeline
+// semaphores") into |reason| (|capacity| bytes) and returns false.
+bool describe_adapter(const InstanceFunctions& vki,
+                      VkPhysicalDevice physical_device, halo_device_id_t id,
+                      Adapter* out_adapter, char* reason,
+                      size_t capacity) noexcept;
+
+// Returns the halo memory type bits of Vulkan |flags|.
+halo_memory_type_t memory_type_bits(VkMemoryPropertyFlags flags) noexcept;
+
+}  // namespace halo::vk
+
+#endif  // HALO_VULKAN_ADAPTER_HPP_

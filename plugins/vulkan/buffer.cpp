@@ -1,0 +1,259 @@
+// Vulkan buffers: memory type choice, allocation, mapping and cache
+// maintenance for non-coherent memory.
+#include "buffer.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include "device.hpp"
+#include "vk_status.hpp"
+
+namespace halo::vk {
+namespace {
+
+using ull = unsigned long long;
+
+void destroy_buffer(halo_object_t* object) {
+  auto* buffer = reinterpret_cast<Buffer*>(object);
+  sdk::Host host = buffer->device()->host;
+  host.destroy(buffer);
+}
+
+Buffer* cast(halo_buffer_t* buffer) { return reinterpret_cast<Buffer*>(buffer); }
+
+uint64_t size(halo_buffer_t* buffer) { return cast(buffer)->facts().size; }
+
+halo_status_t map_range(halo_buffer_t* buffer, uint64_t offset,
+                        uint64_t length, void** out_pointer) {
+  return cast(buffer)->map_range(offset, length, out_pointer);
+}
+
+halo_status_t unmap_range(halo_buffer_t* buffer, uint64_t offset,
+                          uint64_t length) {
+  return cast(buffer)->unmap_range(offset, length);
+}
+
+halo_status_t flush_range(halo_buffer_t* buffer, uint64_t offset,
+                          uint64_t length) {
+  return cast(buffer)->sync_range("halo_buffer_flush_range", true, offset,
+                                  length);
+}
+
+halo_status_t invalidate_range(halo_buffer_t* buffer, uint64_t offset,
+                               uint64_t length) {
+  return cast(buffer)->sync_range("halo_buffer_invalidate_range", false,
+                                  offset, length);
+}
+
+const halo_buffer_vtable_t kBufferVtable = {
+    {sizeof(halo_buffer_vtable_t), HALO_OBJECT_TYPE_BUFFER, &destroy_buffer},
+    &size,
+    &map_range,
+    &unmap_range,
+    &flush_range,
+    &invalidate_range,
+};
+
+// Picks the memory type allowed by |type_bits| whose properties include all
+// of |wanted| (halo bits), preferring the fewest extra properties. Returns
+// false when none qualifies.
+bool pick_memory_type(const VkPhysicalDeviceMemoryProperties& memory,
+                      uint32_t type_bits, halo_memory_type_t wanted,
+                      uint32_t* out_index) {
+  int best_extra = 64;
+  for (uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
+    if ((type_bits & (1u << i)) == 0) continue;
+    halo_memory_type_t offered =
+        memory_type_bits(memory.memoryTypes[i].propertyFlags);
+    if ((offered & wanted) != wanted) continue;
+    int extra = std::popcount(offered & ~wanted);
+    if (extra < best_extra) {
+      best_extra = extra;
+      *out_index = i;
+    }
+  }
+  return best_extra != 64;
+}
+
+uint64_t align_down(uint64_t value, uint64_t alignment) {
+  return value - value % alignment;
+}
+
+}  // namespace
+
+Buffer::Buffer(Device* device, const halo_buffer_params_t& params) noexcept
+    : header(HALO_OBJECT_HEADER_INIT(&kBufferVtable)), device_(device) {
+  facts_.size = params.size;
+  facts_.usage = params.usage;
+  facts_.memory_type = params.memory_type;
+  device->retain();
+}
+
+Buffer::~Buffer() {
+  const DeviceFunctions& vkd = device_->vkd;
+  if (buffer_ != VK_NULL_HANDLE) {
+    vkd.vkDestroyBuffer(device_->device, buffer_, nullptr);
+  }
+  // Freeing the memory also ends its mapping.
+  if (memory_ != VK_NULL_HANDLE) {
+    vkd.vkFreeMemory(device_->device, memory_, nullptr);
+  }
+  device_->release();
+}
+
+Buffer* Buffer::from(halo_buffer_t* buffer) noexcept {
+  if (buffer == nullptr ||
+      sdk::as_object(buffer)->vtable != &kBufferVtable.object) {
+    return nullptr;
+  }
+  return cast(buffer);
+}
+
+halo_status_t Buffer::allocate(const halo_buffer_params_t& params) noexcept {
+  sdk::Host host = device_->host;
+  const DeviceFunctions& vkd = device_->vkd;
+  VkBufferCreateInfo create_info = {};
+  create_info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  create_info.size = params.size;
+  // Every buffer may take part in the plugin's own transfers (fills through
+  // staging, copies) and dispatches; halo's usage bits are enforced by the
+  // shared checks at record time.
+  create_info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                      VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  create_info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  HALO_VK_RETURN_IF_FAILED(
+      host, "vkCreateBuffer",
+      vkd.vkCreateBuffer(device_->device, &create_info, nullptr, &buffer_));
+  VkMemoryRequirements requirements = {};
+  vkd.vkGetBufferMemoryRequirements(device_->device, buffer_, &requirements);
+  uint32_t type_index = 0;
+  if (!pick_memory_type(device_->adapter->memory, requirements.memoryTypeBits,
+                        params.memory_type, &type_index)) {
+    return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
+                            "halo_buffer_allocate: no memory type of the "
+                            "device has all of params->memory_type 0x%x",
+                            params.memory_type);
+  }
+  VkMemoryPropertyFlags flags =
+      device_->adapter->memory.memoryTypes[type_index].propertyFlags;
+  coherent_ = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+  const bool host_visible = (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0;
+  // A mapping must start at a multiple of the buffer's alignment. Vulkan
+  // only promises minMemoryMapAlignment, so for larger alignments the memory
+  // gets room to place the buffer at an aligned address inside it.
+  const uint64_t alignment =
+      std::max(params.alignment, device_->adapter->capabilities.min_buffer_alignment);
+  const uint64_t slack =
+      host_visible && alignment > device_->adapter->limits.min_memory_map_alignment
+          ? alignment
+          : 0;
+  VkMemoryAllocateInfo allocate_info = {};
+  allocate_info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  allocate_info.allocationSize = requirements.size + slack;
+  allocate_info.memoryTypeIndex = type_index;
+  HALO_VK_RETURN_IF_FAILED(
+      host, "vkAllocateMemory",
+      vkd.vkAllocateMemory(device_->device, &allocate_info, nullptr, &memory_));
+  allocation_size_ = allocate_info.allocationSize;
+  if (host_visible) {
+    HALO_SDK_RETURN_IF_ERROR(map_aligned(alignment, requirements.alignment));
+  }
+  HALO_VK_RETURN_IF_FAILED(
+      host, "vkBindBufferMemory",
+      vkd.vkBindBufferMemory(device_->device, buffer_, memory_, memory_offset_));
+  return HALO_OK;
+}
+
+halo_status_t Buffer::map_aligned(uint64_t alignment,
+                                  uint64_t required_alignment) noexcept {
+  void* pointer = nullptr;
+  HALO_VK_RETURN_IF_FAILED(
+      device_->host, "vkMapMemory",
+      device_->vkd.vkMapMemory(device_->device, memory_, 0, VK_WHOLE_SIZE, 0,
+                               &pointer));
+  const uintptr_t base = reinterpret_cast<uintptr_t>(pointer);
+  memory_offset_ = (alignment - base % alignment) % alignment;
+  if (memory_offset_ % required_alignment != 0) {
+    return device_->host.make_status(
+        HALO_STATUS_RESOURCE_EXHAUSTED,
+        "halo_buffer_allocate: cannot place the buffer at a mapped address "
+        "aligned to %llu (the device maps it at 0x%llx)",
+        static_cast<ull>(alignment), static_cast<ull>(base));
+  }
+  mapped_ = static_cast<unsigned char*>(pointer) + memory_offset_;
+  return HALO_OK;
+}
+
+halo_status_t Buffer::create(Device* device, const halo_buffer_params_t& params,
+                             halo_buffer_t** out_buffer) noexcept {
+  sdk::Host host = device->host;
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::check_buffer_params(host, device->adapter->capabilities, params));
+  return sdk::guard(host, [&]() -> halo_status_t {
+    Buffer* buffer = host.make<Buffer>(device, params);
+    halo_status_t status = buffer->allocate(params);
+    if (status != HALO_OK) {
+      host.destroy(buffer);
+      return status;
+    }
+    *out_buffer = reinterpret_cast<halo_buffer_t*>(buffer);
+    return HALO_OK;
+  });
+}
+
+halo_status_t Buffer::map_range(uint64_t offset, uint64_t length,
+                                void** out_pointer) noexcept {
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::check_map(device_->host, facts_, offset, &length));
+  *out_pointer = mapped_ + offset;
+  return HALO_OK;
+}
+
+halo_status_t Buffer::check_mapped(const char* function, uint64_t offset,
+                                   uint64_t* length) noexcept {
+  sdk::Host host = device_->host;
+  if ((facts_.memory_type & HALO_MEMORY_TYPE_HOST_VISIBLE) == 0) {
+    return host.make_status(HALO_STATUS_FAILED_PRECONDITION,
+                            "%s: buffer memory (type 0x%x) is not "
+                            "HOST_VISIBLE",
+                            function, facts_.memory_type);
+  }
+  return sdk::resolve_range(host, function, "buffer", facts_.size, offset,
+                            length);
+}
+
+halo_status_t Buffer::unmap_range(uint64_t offset, uint64_t length) noexcept {
+  // The memory stays mapped for the buffer's life; only the range is
+  // checked, so that a bad unmap reports the same error as a bad map.
+  return check_mapped("halo_buffer_unmap_range", offset, &length);
+}
+
+halo_status_t Buffer::sync_range(const char* function, bool flush,
+                                 uint64_t offset, uint64_t length) noexcept {
+  HALO_SDK_RETURN_IF_ERROR(check_mapped(function, offset, &length));
+  if (coherent_ || length == 0) return HALO_OK;
+  // Non-coherent ranges must start and end on nonCoherentAtomSize, or end
+  // at the allocation's end.
+  const uint64_t atom = device_->adapter->limits.non_coherent_atom_size;
+  VkMappedMemoryRange range = {};
+  range.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE;
+  range.memory = memory_;
+  offset += memory_offset_;
+  range.offset = align_down(offset, atom);
+  const uint64_t end = align_down(offset + length + atom - 1, atom);
+  range.size = end >= allocation_size_ ? VK_WHOLE_SIZE : end - range.offset;
+  const DeviceFunctions& vkd = device_->vkd;
+  if (flush) {
+    HALO_VK_RETURN_IF_FAILED(
+        device_->host, "vkFlushMappedMemoryRanges",
+        vkd.vkFlushMappedMemoryRanges(device_->device, 1, &range));
+  } else {
+    HALO_VK_RETURN_IF_FAILED(
+        device_->host, "vkInvalidateMappedMemoryRanges",
+        vkd.vkInvalidateMappedMemoryRanges(device_->device, 1, &range));
+  }
+  return HALO_OK;
+}
+
+}  // namespace halo::vk

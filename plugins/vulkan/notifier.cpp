@@ -1,0 +1,259 @@
+// The queue's notification thread: one vkWaitSemaphores(ANY) over the wake
+// semaphore, the completion semaphore and every watched semaphore; on each
+// wake it hands ready submissions to the GPU, re-examines deferred ones,
+// finishes completed ones and fires timepoints.
+//
+// Lifetime: every submission and every watched semaphore holds a reference
+// to the device, so the device (and this queue) can only die when this
+// thread drops such a reference. It does so only in release_finished, at
+// the end of an iteration, holding an extra reference of its own that it
+// drops last; when that destroys the device, Queue::destroy runs on this
+// thread, detaches it and raises t_notifier_queue_destroyed, and the loop
+// returns without touching the queue again.
+#include "device.hpp"
+#include "exit_guard.hpp"
+#include "halo/sdk/library_pin.hpp"
+#include "queue.hpp"
+#include "semaphore.hpp"
+#include "submission.hpp"
+#include "vk_status.hpp"
+
+namespace halo::vk {
+
+extern thread_local Queue* t_notifier_queue;
+extern thread_local bool t_notifier_queue_destroyed;
+
+void Queue::run() noexcept {
+  t_notifier_queue = this;
+  // This thread may drop the plugin's last object: keep our code mapped
+  // until it has left it.
+  sdk::pin_library_to_current_thread();
+  while (iterate()) {
+  }
+}
+
+bool Queue::iterate() noexcept {
+  // Read before looking at anything: a change made after this read wakes
+  // the sleep below at once (see wake.hpp).
+  const uint64_t wake_value = device_->wake.current();
+  if (stopping_.load(std::memory_order_seq_cst)) return false;
+  drain_ready();
+  if (reevaluate_.exchange(false, std::memory_order_acq_rel)) reevaluate();
+  collect_completed();
+  refresh_watched();
+  if (release_finished()) return false;
+  sleep(wake_value);
+  return true;
+}
+
+void Queue::enqueue_ready(Submission* submission) noexcept {
+  {
+    std::lock_guard<std::mutex> lock(ready_mutex_);
+    submission->next_ready = nullptr;
+    if (ready_tail_ != nullptr) {
+      ready_tail_->next_ready = submission;
+    } else {
+      ready_head_ = submission;
+    }
+    ready_tail_ = submission;
+  }
+  // The submission holds the device, so the wake semaphore is still there.
+  device_->wake.wake();
+}
+
+void Queue::drain_ready() noexcept {
+  Submission* head;
+  {
+    std::lock_guard<std::mutex> lock(ready_mutex_);
+    head = ready_head_;
+    ready_head_ = ready_tail_ = nullptr;
+  }
+  while (head != nullptr) {
+    Submission* next = head->next_ready;
+    process_ready(head);
+    head = next;
+  }
+}
+
+void Queue::reevaluate() noexcept {
+  // A hand-off gave the GPU new pending signals: deferred waits on them can
+  // now be waited on natively. Handing those submissions off may unlock
+  // more, so repeat until nothing changes.
+  for (;;) {
+    Submission* ready = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(schedule_mutex_);
+      for (Submission* s = deferred_head_; s != nullptr; s = s->next_deferred) {
+        for (size_t i = 0; i < s->wait_count; ++i) {
+          Submission::Wait& wait = s->waits[i];
+          if (!wait.own ||
+              wait.state.load(std::memory_order_acquire) !=
+                  Submission::kRegistered ||
+              !Semaphore::cast(wait.semaphore)->gpu_reaches(wait.value)) {
+            continue;
+          }
+          if (s->convert_to_native(&wait)) {
+            s->next_ready = ready;
+            ready = s;
+          }
+        }
+      }
+    }
+    if (ready == nullptr) return;
+    while (ready != nullptr) {
+      Submission* next = ready->next_ready;
+      process_ready(ready);
+      ready = next;
+    }
+  }
+}
+
+void Queue::collect_completed() noexcept {
+  uint64_t done = 0;
+  VkResult result = device_->vkd.vkGetSemaphoreCounterValue(
+      device_->device, completion_, &done);
+  if (result != VK_SUCCESS) {
+    host_.log(HALO_LOG_LEVEL_ERROR,
+              "queue: vkGetSemaphoreCounterValue failed: %s (%d)",
+              result_name(result), static_cast<int>(result));
+    return;
+  }
+  Submission* head = nullptr;
+  Submission** tail = &head;
+  {
+    std::lock_guard<std::mutex> lock(schedule_mutex_);
+    while (in_flight_head_ != nullptr &&
+           in_flight_head_->completion_value <= done) {
+      *tail = in_flight_head_;
+      tail = &in_flight_head_->next_in_flight;
+      in_flight_head_ = in_flight_head_->next_in_flight;
+    }
+    *tail = nullptr;
+    if (in_flight_head_ == nullptr) in_flight_tail_ = nullptr;
+  }
+  while (head != nullptr) {
+    Submission* next = head->next_in_flight;
+    complete(head);
+    head = next;
+  }
+}
+
+void Queue::refresh_watched() noexcept {
+  {
+    std::lock_guard<std::mutex> lock(watch_mutex_);
+    try {
+      watch_snapshot_.assign(watched_.begin(), watched_.end());
+    } catch (...) {
+      watch_snapshot_.clear();
+      host_.log(HALO_LOG_LEVEL_ERROR, "queue: out of memory watching");
+    }
+  }
+  // Outside the lock: callbacks may register timepoints (and so watch).
+  for (Semaphore* semaphore : watch_snapshot_) semaphore->sync_shadow();
+  std::lock_guard<std::mutex> lock(watch_mutex_);
+  size_t kept = 0;
+  for (Semaphore* semaphore : watched_) {
+    if (semaphore->shadow.pending_timepoints() != 0) {
+      watched_[kept++] = semaphore;
+      continue;
+    }
+    semaphore->watched.store(false, std::memory_order_relaxed);
+    semaphore->next_dropped = dropped_head_;
+    dropped_head_ = semaphore;
+  }
+  watched_.resize(kept);
+}
+
+bool Queue::release_finished() noexcept {
+  Submission* finished = finished_head_;
+  Semaphore* dropped = dropped_head_;
+  if (finished == nullptr && dropped == nullptr) return false;
+  finished_head_ = nullptr;
+  dropped_head_ = nullptr;
+  Device* device = device_;
+  // While the process exits, leave everything to its end (exit_guard.hpp).
+  if (!begin_teardown()) return true;
+  // Our own reference, dropped last: only that release can destroy the
+  // device (and this queue).
+  device->retain();
+  while (finished != nullptr) {
+    Submission* next = finished->next_finished;
+    Submission::destroy(finished);
+    finished = next;
+  }
+  while (dropped != nullptr) {
+    Semaphore* next = dropped->next_dropped;
+    dropped->host.release(&dropped->header);
+    dropped = next;
+  }
+  device->release();
+  end_teardown();
+  return t_notifier_queue_destroyed;
+}
+
+void Queue::watch(Semaphore* semaphore) noexcept {
+  {
+    std::lock_guard<std::mutex> lock(watch_mutex_);
+    if (semaphore->watched.load(std::memory_order_relaxed)) return;
+    try {
+      watched_.push_back(semaphore);
+    } catch (...) {
+      host_.log(HALO_LOG_LEVEL_ERROR,
+                "queue: out of memory watching a semaphore; its timepoints "
+                "fire only on host signals");
+      return;
+    }
+    semaphore->watched.store(true, std::memory_order_relaxed);
+    host_.retain(&semaphore->header);
+  }
+  device_->wake.wake();
+}
+
+void Queue::sleep(uint64_t wake_value) noexcept {
+  wait_semaphores_.clear();
+  wait_values_.clear();
+  try {
+    wait_semaphores_.push_back(device_->wake.semaphore());
+    wait_values_.push_back(wake_value + 1);
+    {
+      // The oldest submission in flight, or else the next hand-off: so the
+      // thread also wakes when a submission made meanwhile completes. (The
+      // wait then always names two semaphores, which also keeps the 1.3.2xx
+      // validation layers' tracking of single-semaphore waits, which can lag
+      // behind host signals from other threads by its 10 s timeout, out of
+      // the way.)
+      std::lock_guard<std::mutex> lock(schedule_mutex_);
+      wait_semaphores_.push_back(completion_);
+      wait_values_.push_back(in_flight_head_ != nullptr
+                                 ? in_flight_head_->completion_value
+                                 : next_completion_ + 1);
+    }
+    std::lock_guard<std::mutex> lock(watch_mutex_);
+    for (Semaphore* semaphore : watched_) {
+      uint64_t native = 0;
+      halo_status_t status = semaphore->native_value(&native);
+      if (status != HALO_OK) {
+        host_.free(status);
+        continue;
+      }
+      wait_semaphores_.push_back(semaphore->semaphore);
+      wait_values_.push_back(native + 1);
+    }
+  } catch (...) {
+    host_.log(HALO_LOG_LEVEL_ERROR, "queue: out of memory while waiting");
+  }
+  VkSemaphoreWaitInfo info = {};
+  info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+  info.flags = VK_SEMAPHORE_WAIT_ANY_BIT;
+  info.semaphoreCount = static_cast<uint32_t>(wait_semaphores_.size());
+  info.pSemaphores = wait_semaphores_.data();
+  info.pValues = wait_values_.data();
+  VkResult result =
+      device_->vkd.vkWaitSemaphores(device_->device, &info, UINT64_MAX);
+  if (result != VK_SUCCESS && result != VK_TIMEOUT) {
+    host_.log(HALO_LOG_LEVEL_ERROR, "queue: vkWaitSemaphores failed: %s (%d)",
+              result_name(result), static_cast<int>(result));
+  }
+}
+
+}  // namespace halo::vk

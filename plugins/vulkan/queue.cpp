@@ -1,0 +1,405 @@
+// The queue's submission side: checks, classification, hand-off to the GPU,
+// completion and wait_idle.
+#include "queue.hpp"
+
+#include <chrono>
+
+#include "command_buffer.hpp"
+#include "device.hpp"
+#include "semaphore.hpp"
+#include "submission.hpp"
+#include "vk_status.hpp"
+#include "wake.hpp"
+
+namespace halo::vk {
+
+using ull = unsigned long long;
+
+// The notification thread's queue, and whether it was destroyed under it.
+thread_local Queue* t_notifier_queue = nullptr;
+thread_local bool t_notifier_queue_destroyed = false;
+
+namespace {
+
+constexpr char kExecute[] = "halo_device_queue_execute";
+// Command buffers a submission checks on the stack before allocating.
+constexpr size_t kInlineCommandBuffers = 16;
+
+}  // namespace
+
+Queue::Queue(Device* device) noexcept
+    : device_(device),
+      host_(device->host),
+      watched_(sdk::HostAllocator<Semaphore*>(device->host)),
+      watch_snapshot_(sdk::HostAllocator<Semaphore*>(device->host)),
+      wait_semaphores_(sdk::HostAllocator<VkSemaphore>(device->host)),
+      wait_values_(sdk::HostAllocator<uint64_t>(device->host)) {}
+
+Queue::~Queue() {
+  if (completion_ != VK_NULL_HANDLE) {
+    device_->vkd.vkDestroySemaphore(device_->device, completion_, nullptr);
+  }
+}
+
+Queue* Queue::create(Device* device, halo_status_t* out_status) {
+  *out_status = HALO_OK;
+  Queue* queue = device->host.make<Queue>(device);
+  *out_status = create_timeline_semaphore(device->host, device->vkd,
+                                          device->device, 0,
+                                          &queue->completion_);
+  if (*out_status != HALO_OK) {
+    device->host.destroy(queue);
+    return nullptr;
+  }
+  try {
+    queue->thread_ = std::thread([queue] { queue->run(); });
+  } catch (...) {
+    device->host.destroy(queue);
+    throw;
+  }
+  return queue;
+}
+
+void Queue::destroy(Queue* queue) noexcept {
+  if (queue == nullptr) return;
+  queue->stopping_.store(true, std::memory_order_seq_cst);
+  queue->device_->wake.wake();
+  if (t_notifier_queue == queue) {
+    // The notification thread itself dropped the device's last reference;
+    // its loop returns as soon as this does, touching nothing of ours.
+    queue->thread_.detach();
+    t_notifier_queue_destroyed = true;
+  } else {
+    queue->thread_.join();
+  }
+  sdk::Host host = queue->host_;
+  host.destroy(queue);
+}
+
+halo_status_t Queue::check_values(
+    const halo_queue_execute_info_t& info) noexcept {
+  const uint64_t limit =
+      device_->adapter->capabilities.max_semaphore_value_difference;
+  auto check = [&](halo_semaphore_t* handle, uint64_t value, const char* list,
+                   size_t index) -> halo_status_t {
+    if (!device_->owns(handle)) return HALO_OK;
+    uint64_t native = 0;
+    HALO_SDK_RETURN_IF_ERROR(Semaphore::cast(handle)->native_value(&native));
+    if (value <= native || value - native <= limit) return HALO_OK;
+    return host_.make_status(
+        HALO_STATUS_INVALID_ARGUMENT,
+        "%s: info->%s_values[%zu] %llu is more than the device's "
+        "max_semaphore_value_difference %llu above the payload %llu",
+        kExecute, list, index, static_cast<ull>(value), static_cast<ull>(limit),
+        static_cast<ull>(native));
+  };
+  for (size_t i = 0; i < info.wait_count; ++i) {
+    HALO_SDK_RETURN_IF_ERROR(
+        check(info.wait_semaphores[i], info.wait_values[i], "wait", i));
+  }
+  for (size_t i = 0; i < info.signal_count; ++i) {
+    HALO_SDK_RETURN_IF_ERROR(
+        check(info.signal_semaphores[i], info.signal_values[i], "signal", i));
+  }
+  return HALO_OK;
+}
+
+halo_status_t Queue::acquire_command_buffers(
+    const halo_queue_execute_info_t& info, void* storage) noexcept {
+  auto* buffers = static_cast<CommandBuffer**>(storage);
+  for (size_t i = 0; i < info.command_buffer_count; ++i) {
+    buffers[i] = CommandBuffer::from(info.command_buffers[i]);
+    if (buffers[i] == nullptr || buffers[i]->device() != device_) {
+      return host_.make_status(HALO_STATUS_INVALID_ARGUMENT,
+                               "%s: info->command_buffers[%zu] is not a "
+                               "command buffer of this device",
+                               kExecute, i);
+    }
+  }
+  for (size_t i = 0; i < info.command_buffer_count; ++i) {
+    halo_status_t status = buffers[i]->acquire_for_submit(i);
+    if (status != HALO_OK) {
+      for (size_t j = 0; j < i; ++j) buffers[j]->release_unsubmitted();
+      return status;
+    }
+  }
+  return HALO_OK;
+}
+
+halo_status_t Queue::execute(const halo_queue_execute_info_t* info) noexcept {
+  if ((info->affinity & 1u) == 0) {
+    return host_.make_status(HALO_STATUS_INVALID_ARGUMENT,
+                             "%s: info->affinity 0x%llx selects no queue of "
+                             "this device (it has queue 0 only)",
+                             kExecute, static_cast<ull>(info->affinity));
+  }
+  HALO_SDK_RETURN_IF_ERROR(check_values(*info));
+  CommandBuffer* inline_buffers[kInlineCommandBuffers];
+  CommandBuffer** buffers = inline_buffers;
+  const size_t count = info->command_buffer_count;
+  if (count > kInlineCommandBuffers) {
+    if (count > SIZE_MAX / sizeof(CommandBuffer*)) {
+      return host_.make_status_text(HALO_STATUS_RESOURCE_EXHAUSTED,
+                                    "too many command buffers");
+    }
+    buffers = static_cast<CommandBuffer**>(host_.allocate(
+        count * sizeof(CommandBuffer*), alignof(CommandBuffer*)));
+    if (buffers == nullptr) {
+      return host_.make_status_text(HALO_STATUS_RESOURCE_EXHAUSTED,
+                                    "out of host memory for a submission");
+    }
+  }
+  halo_status_t status = acquire_command_buffers(*info, buffers);
+  Submission* submission = nullptr;
+  if (status == HALO_OK) {
+    status = sdk::guard(host_, [&] {
+      submission = Submission::create(device_, *info, buffers);
+    });
+    if (status != HALO_OK) {
+      for (size_t i = 0; i < count; ++i) buffers[i]->release_unsubmitted();
+    }
+  }
+  if (buffers != inline_buffers) host_.deallocate(buffers);
+  if (status != HALO_OK) return status;
+  track(submission);
+  classify(submission);
+  if (submission->register_waits()) {
+    process_ready(submission);
+  } else {
+    // A wait registered meanwhile may already be reachable on the GPU.
+    reevaluate_.store(true, std::memory_order_release);
+    device_->wake.wake();
+  }
+  return HALO_OK;
+}
+
+void Queue::classify(Submission* submission) noexcept {
+  std::lock_guard<std::mutex> lock(schedule_mutex_);
+  bool deferred = false;
+  for (size_t i = 0; i < submission->wait_count; ++i) {
+    Submission::Wait& wait = submission->waits[i];
+    bool native = wait.own && Semaphore::cast(wait.semaphore)->gpu_reaches(
+                                  wait.value);
+    wait.state.store(native ? Submission::kNative : Submission::kRegistering,
+                     std::memory_order_relaxed);
+    deferred = deferred || !native;
+  }
+  if (!deferred) return;
+  submission->deferred = true;
+  submission->previous_deferred = deferred_tail_;
+  submission->next_deferred = nullptr;
+  if (deferred_tail_ != nullptr) {
+    deferred_tail_->next_deferred = submission;
+  } else {
+    deferred_head_ = submission;
+  }
+  deferred_tail_ = submission;
+}
+
+void Queue::unlink_deferred(Submission* submission) noexcept {
+  if (!submission->deferred) return;
+  submission->deferred = false;
+  Submission* previous = submission->previous_deferred;
+  Submission* next = submission->next_deferred;
+  if (previous != nullptr) {
+    previous->next_deferred = next;
+  } else {
+    deferred_head_ = next;
+  }
+  if (next != nullptr) {
+    next->previous_deferred = previous;
+  } else {
+    deferred_tail_ = previous;
+  }
+}
+
+void Queue::process_ready(Submission* submission) noexcept {
+  {
+    std::lock_guard<std::mutex> lock(schedule_mutex_);
+    unlink_deferred(submission);
+    if (submission->failure() == HALO_OK) {
+      halo_status_t status = hand_off(submission);
+      if (status == HALO_OK) {
+        // The notification thread already waits for the next completion
+        // number (see sleep); it only needs a nudge to look at the deferred
+        // submissions this hand-off may have made reachable.
+        if (deferred_head_ != nullptr) {
+          reevaluate_.store(true, std::memory_order_release);
+          if (t_notifier_queue != this) device_->wake.wake();
+        }
+        return;
+      }
+      submission->record_failure(status);
+    }
+  }
+  // A wait failed (or the GPU refused the work): the command buffers never
+  // run and every signal semaphore fails with a copy (DESIGN.md §5).
+  submission->finish_waits();
+  submission->fail_signals(submission->failure());
+  finish(submission);
+}
+
+halo_status_t Queue::hand_off(Submission* submission) noexcept {
+  uint32_t wait_count = 0;
+  for (size_t i = 0; i < submission->wait_count; ++i) {
+    const Submission::Wait& wait = submission->waits[i];
+    if (!wait.own) continue;
+    // Even a wait already reached on the host is waited on natively: it is
+    // what makes the signalling work's writes visible to this submission.
+    submission->vk_wait_semaphores[wait_count] =
+        Semaphore::cast(wait.semaphore)->semaphore;
+    submission->vk_wait_values[wait_count] = wait.value;
+    submission->vk_wait_stages[wait_count] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    ++wait_count;
+  }
+  uint32_t signal_count = 0;
+  for (size_t i = 0; i < submission->signal_count; ++i) {
+    Submission::Signal& signal = submission->signals[i];
+    Semaphore* semaphore = Semaphore::cast(signal.semaphore);
+    signal.native = signal.own && semaphore->reserve_gpu_signal(signal.value);
+    if (!signal.native) continue;
+    submission->vk_signal_semaphores[signal_count] = semaphore->semaphore;
+    submission->vk_signal_values[signal_count] = signal.value;
+    ++signal_count;
+  }
+  const uint64_t completion = next_completion_ + 1;
+  submission->vk_signal_semaphores[signal_count] = completion_;
+  submission->vk_signal_values[signal_count] = completion;
+  ++signal_count;
+  VkTimelineSemaphoreSubmitInfo timeline = {};
+  timeline.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
+  timeline.waitSemaphoreValueCount = wait_count;
+  timeline.pWaitSemaphoreValues = submission->vk_wait_values;
+  timeline.signalSemaphoreValueCount = signal_count;
+  timeline.pSignalSemaphoreValues = submission->vk_signal_values;
+  VkSubmitInfo info = {};
+  info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  info.pNext = &timeline;
+  info.waitSemaphoreCount = wait_count;
+  info.pWaitSemaphores = submission->vk_wait_semaphores;
+  info.pWaitDstStageMask = submission->vk_wait_stages;
+  info.commandBufferCount =
+      static_cast<uint32_t>(submission->command_buffer_count);
+  info.pCommandBuffers = submission->vk_command_buffers;
+  info.signalSemaphoreCount = signal_count;
+  info.pSignalSemaphores = submission->vk_signal_semaphores;
+  VkResult result = device_->vkd.vkQueueSubmit(device_->vk_queue, 1, &info,
+                                               VK_NULL_HANDLE);
+  if (result != VK_SUCCESS) {
+    for (size_t i = submission->signal_count; i-- > 0;) {
+      Submission::Signal& signal = submission->signals[i];
+      if (!signal.native) continue;
+      Semaphore::cast(signal.semaphore)->unreserve_gpu_signal(signal.value);
+      signal.native = false;
+    }
+    return vk_status(host_, "vkQueueSubmit", result);
+  }
+  next_completion_ = completion;
+  submission->completion_value = completion;
+  submission->next_in_flight = nullptr;
+  if (in_flight_tail_ != nullptr) {
+    in_flight_tail_->next_in_flight = submission;
+  } else {
+    in_flight_head_ = submission;
+  }
+  in_flight_tail_ = submission;
+  return HALO_OK;
+}
+
+void Queue::complete(Submission* submission) noexcept {
+  // A wait the GPU satisfied may have failed on the host meanwhile: the
+  // work ran, but its signals carry the failure on (DESIGN.md §5).
+  halo_status_t failure = HALO_OK;
+  for (size_t i = 0; i < submission->wait_count && failure == HALO_OK; ++i) {
+    const Submission::Wait& wait = submission->waits[i];
+    if (wait.own && Semaphore::cast(wait.semaphore)->failed()) {
+      failure = Semaphore::cast(wait.semaphore)->shadow.clone_failure();
+    }
+  }
+  if (failure != HALO_OK) {
+    submission->fail_signals(failure);
+    host_.free(failure);
+  } else {
+    for (size_t i = 0; i < submission->signal_count; ++i) {
+      const Submission::Signal& signal = submission->signals[i];
+      if (signal.native) continue;
+      halo_status_t status = sdk::semaphore_vtable(signal.semaphore)
+                                 ->signal(signal.semaphore, signal.value);
+      if (status != HALO_OK) {
+        host_.log(HALO_LOG_LEVEL_WARN,
+                  "queue submission %llu: signal semaphore %zu: %s",
+                  static_cast<ull>(submission->sequence), i,
+                  host_.message(status));
+        host_.free(status);
+      }
+    }
+  }
+  finish(submission);
+}
+
+void Queue::finish(Submission* submission) noexcept {
+  // Let go of the semaphores and command buffers before wait_idle can
+  // return, so that afterwards only the device is still held.
+  submission->release_resources();
+  untrack(submission);
+  if (t_notifier_queue == this) {
+    // The device reference goes in the release pass (see notifier.cpp).
+    submission->next_finished = finished_head_;
+    finished_head_ = submission;
+  } else {
+    Submission::destroy(submission);  // The caller holds the device too.
+  }
+}
+
+void Queue::track(Submission* submission) noexcept {
+  std::lock_guard<std::mutex> lock(track_mutex_);
+  submission->sequence = next_sequence_++;
+  submission->previous_tracked = tracked_tail_;
+  submission->next_tracked = nullptr;
+  if (tracked_tail_ != nullptr) {
+    tracked_tail_->next_tracked = submission;
+  } else {
+    tracked_head_ = submission;
+  }
+  tracked_tail_ = submission;
+}
+
+void Queue::untrack(Submission* submission) noexcept {
+  std::lock_guard<std::mutex> lock(track_mutex_);
+  Submission* previous = submission->previous_tracked;
+  Submission* next = submission->next_tracked;
+  if (previous != nullptr) {
+    previous->next_tracked = next;
+  } else {
+    tracked_head_ = next;
+  }
+  if (next != nullptr) {
+    next->previous_tracked = previous;
+  } else {
+    tracked_tail_ = previous;
+  }
+  if (previous == nullptr) progress_.notify_all();
+}
+
+halo_status_t Queue::wait_idle(halo_time_ns_t deadline) noexcept {
+  std::unique_lock<std::mutex> lock(track_mutex_);
+  const uint64_t target = next_sequence_;
+  auto idle = [&] {
+    return tracked_head_ == nullptr || tracked_head_->sequence >= target;
+  };
+  if (idle()) return HALO_OK;
+  if (deadline == HALO_DEADLINE_INFINITE_PAST) {
+    return host_.status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
+  }
+  if (deadline == HALO_DEADLINE_INFINITE_FUTURE) {
+    progress_.wait(lock, idle);
+    return HALO_OK;
+  }
+  // libstdc++'s steady_clock is CLOCK_MONOTONIC, the clock of deadlines.
+  auto until = std::chrono::steady_clock::time_point(
+      std::chrono::nanoseconds(deadline));
+  if (progress_.wait_until(lock, until, idle)) return HALO_OK;
+  return host_.status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
+}
+
+}  // namespace halo::vk

@@ -1,0 +1,139 @@
+// The device's queue: deferred submission onto one VkQueue, completion
+// tracking, and the notification thread that drives both and fires the
+// timepoints of the device's semaphores.
+//
+// Submissions (see submission.hpp) are classified under the scheduling lock:
+// a wait on a semaphore of this device whose value the GPU will reach by
+// itself is waited on natively; every other wait gets a timepoint. A ready
+// submission is handed to the GPU (vkQueueSubmit with
+// VkTimelineSemaphoreSubmitInfo) by whichever thread made it ready outside
+// a timepoint callback: the submitting thread, or the notification thread.
+// Each hand-off also signals the queue's completion semaphore with the
+// submission's number, which the notification thread waits on to finish
+// submissions in order: host signals of foreign semaphores, failure
+// propagation, releasing what the submission retained.
+//
+// The notification thread sleeps in one vkWaitSemaphores(ANY) over the wake
+// semaphore, the completion semaphore and every semaphore of the device with
+// pending timepoints (at payload + 1), and on each wake: hands ready
+// submissions to the GPU, re-examines deferred ones (a hand-off may have
+// made their waits reachable on the GPU), finishes completed ones, and
+// brings the watched semaphores' shadows up to date, which runs their
+// timepoint callbacks.
+#ifndef HALO_VULKAN_QUEUE_HPP_
+#define HALO_VULKAN_QUEUE_HPP_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "halo/device.h"
+#include "halo/sdk/host.hpp"
+#include "vulkan_api.hpp"
+
+namespace halo::vk {
+
+struct Device;
+struct Semaphore;
+class Submission;
+
+class Queue {
+ public:
+  // Creates the completion semaphore and starts the notification thread.
+  // Throws std::bad_alloc or std::system_error; returns a status for a
+  // failed Vulkan call in |*out_status| (and NULL).
+  static Queue* create(Device* device, halo_status_t* out_status);
+  // Stops the thread (joining it, or detaching it when called on it) and
+  // frees the queue. Nothing may be submitted or watched any more.
+  static void destroy(Queue* queue) noexcept;
+
+  // queue_execute: never blocks on the device. Thread-safe.
+  halo_status_t execute(const halo_queue_execute_info_t* info) noexcept;
+  // Blocks until every submission made before the call has finished (OK)
+  // or |deadline| passes (DEADLINE_EXCEEDED). Thread-safe.
+  halo_status_t wait_idle(halo_time_ns_t deadline) noexcept;
+
+  // Makes the notification thread watch |semaphore| (of this device) while
+  // it has pending timepoints. Thread-safe.
+  void watch(Semaphore* semaphore) noexcept;
+  // Hands a submission made ready by a timepoint callback to the
+  // notification thread. Short, never blocks. Thread-safe.
+  void enqueue_ready(Submission* submission) noexcept;
+
+  // Public for the host allocator; use create.
+  explicit Queue(Device* device) noexcept;
+  ~Queue();
+
+ private:
+  // queue.cpp: submission.
+  halo_status_t check_values(const halo_queue_execute_info_t& info) noexcept;
+  halo_status_t acquire_command_buffers(const halo_queue_execute_info_t& info,
+                                        void* storage) noexcept;
+  void classify(Submission* submission) noexcept;
+  void process_ready(Submission* submission) noexcept;
+  halo_status_t hand_off(Submission* submission) noexcept;
+  void unlink_deferred(Submission* submission) noexcept;
+  void track(Submission* submission) noexcept;
+  void untrack(Submission* submission) noexcept;
+  void finish(Submission* submission) noexcept;
+  void complete(Submission* submission) noexcept;
+
+  // notifier.cpp: the notification thread.
+  void run() noexcept;
+  bool iterate() noexcept;
+  void drain_ready() noexcept;
+  void reevaluate() noexcept;
+  void collect_completed() noexcept;
+  void refresh_watched() noexcept;
+  bool release_finished() noexcept;
+  void sleep(uint64_t wake_value) noexcept;
+
+  Device* const device_;
+  sdk::Host host_;
+  // Signalled with each hand-off's number as the GPU finishes it.
+  VkSemaphore completion_ = VK_NULL_HANDLE;
+
+  // The scheduling lock: classification, the deferred list, hand-offs (so
+  // vkQueueSubmit calls, and completion numbers, are in one order) and the
+  // in-flight list. Never held while a semaphore callback may run.
+  std::mutex schedule_mutex_;
+  Submission* deferred_head_ = nullptr;
+  Submission* deferred_tail_ = nullptr;
+  Submission* in_flight_head_ = nullptr;
+  Submission* in_flight_tail_ = nullptr;
+  uint64_t next_completion_ = 0;
+
+  // Ready submissions waiting for the notification thread.
+  std::mutex ready_mutex_;
+  Submission* ready_head_ = nullptr;
+  Submission* ready_tail_ = nullptr;
+  std::atomic<bool> reevaluate_{false};
+
+  // Every submission not yet finished, for wait_idle.
+  std::mutex track_mutex_;
+  std::condition_variable progress_;
+  Submission* tracked_head_ = nullptr;
+  Submission* tracked_tail_ = nullptr;
+  uint64_t next_sequence_ = 0;
+
+  // Semaphores with pending timepoints, each retained while listed.
+  std::mutex watch_mutex_;
+  std::vector<Semaphore*, sdk::HostAllocator<Semaphore*>> watched_;
+
+  // Owned by the notification thread.
+  std::vector<Semaphore*, sdk::HostAllocator<Semaphore*>> watch_snapshot_;
+  std::vector<VkSemaphore, sdk::HostAllocator<VkSemaphore>> wait_semaphores_;
+  std::vector<uint64_t, sdk::HostAllocator<uint64_t>> wait_values_;
+  Submission* finished_head_ = nullptr;
+  Semaphore* dropped_head_ = nullptr;
+
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+}  // namespace halo::vk
+
+#endif  // HALO_VULKAN_QUEUE_HPP_

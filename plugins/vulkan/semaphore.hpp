@@ -1,0 +1,117 @@
+// The vulkan semaphore: a timeline VkSemaphore, plus what Vulkan lacks.
+//
+// The payload lives in the VkSemaphore: host signals are vkSignalSemaphore,
+// queries vkGetSemaphoreCounterValue, host waits vkWaitSemaphores, and queue
+// submissions of the same device wait on and signal it on the GPU. Beside it
+// the semaphore keeps a "shadow" sdk::Timeline that carries what Vulkan has
+// no notion of: the sticky failure status, and timepoints. The shadow's
+// payload trails the native payload (it is advanced by host signals and by
+// the device's notification thread as it observes GPU signals); a failure
+// is recorded only in the shadow and, once set, overrides the native value
+// for every query, signal and wait (DESIGN.md §4).
+#ifndef HALO_VULKAN_SEMAPHORE_HPP_
+#define HALO_VULKAN_SEMAPHORE_HPP_
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "halo/sdk/host.hpp"
+#include "halo/sdk/timeline.hpp"
+#include "halo/semaphore.h"
+#include "vulkan_api.hpp"
+
+namespace halo::vk {
+
+struct Device;
+
+struct Semaphore {
+  halo_object_t header;
+  sdk::Host host;
+  // Retained: the VkSemaphore belongs to its VkDevice.
+  Device* device;
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  sdk::Timeline shadow;
+  // Serialises host signals with each other and with the queue's
+  // bookkeeping of pending GPU signals: Vulkan requires every signal value to
+  // exceed the current one and to stay below every pending GPU signal.
+  std::mutex signal_mutex;
+  // Values that submissions already handed to the GPU will signal, in
+  // ascending order (guarded by signal_mutex); values at or below the
+  // native payload are pruned lazily.
+  std::vector<uint64_t, sdk::HostAllocator<uint64_t>> pending_signals;
+  // Set while the notification thread watches this semaphore for pending
+  // timepoints (guarded by the queue's watch lock).
+  std::atomic<bool> watched{false};
+  // Links semaphores the notification thread stopped watching, for its
+  // release pass (that thread only).
+  Semaphore* next_dropped = nullptr;
+
+  Semaphore(Device* device, uint64_t initial_value);
+  ~Semaphore();
+
+  // Creates a semaphore of |device| (retained). Returns a new reference in
+  // |out_semaphore| or the failed call's status.
+  static halo_status_t create(Device* device, uint64_t initial_value,
+                              halo_semaphore_t** out_semaphore) noexcept;
+
+  // Returns true when |semaphore| (any plugin's) is a vulkan semaphore.
+  static bool is_vulkan(halo_semaphore_t* semaphore) noexcept;
+
+  static Semaphore* cast(halo_semaphore_t* semaphore) noexcept {
+    return reinterpret_cast<Semaphore*>(semaphore);
+  }
+  halo_semaphore_t* handle() noexcept {
+    return reinterpret_cast<halo_semaphore_t*>(this);
+  }
+
+  bool failed() const noexcept {
+    return shadow.payload() >= HALO_SEMAPHORE_FAILURE_VALUE;
+  }
+  // Reads the native payload into |out_value|. Returns the failed call's
+  // status (a lost device) otherwise.
+  halo_status_t native_value(uint64_t* out_value) noexcept;
+  // Raises the shadow to |value| if it is behind, releasing the timepoints
+  // that reaches (callbacks run on the calling thread).
+  void advance_shadow(uint64_t value) noexcept;
+  // Reads the native payload and advances the shadow to it.
+  void sync_shadow() noexcept;
+
+  // For the queue, under its scheduling lock: true when the GPU will reach
+  // |value| on its own (already reached, or a submission already handed to
+  // the GPU signals at least |value|).
+  bool gpu_reaches(uint64_t value) noexcept;
+  // Records that a submission about to be handed to the GPU signals
+  // |value|. Returns false (nothing recorded) when Vulkan forbids it: the
+  // value does not exceed the payload and every pending signal.
+  bool reserve_gpu_signal(uint64_t value) noexcept;
+  // Takes back the last reserve_gpu_signal when the submission failed.
+  void unreserve_gpu_signal(uint64_t value) noexcept;
+
+  // The semaphore operations (the vtable's entries).
+  halo_status_t query(uint64_t* out_value) noexcept;
+  halo_status_t signal(uint64_t value) noexcept;
+  void fail(halo_status_t status) noexcept;
+  halo_status_t wait(uint64_t value, halo_time_ns_t deadline) noexcept;
+  halo_status_t acquire_timepoint(halo_timepoint_t* timepoint) noexcept;
+  bool cancel_timepoint(halo_timepoint_t* timepoint) noexcept;
+
+ private:
+  // Prunes pending_signals up to |native| (signal_mutex held).
+  void prune_pending(uint64_t native) noexcept;
+  halo_status_t check_signal(uint64_t value, uint64_t native) noexcept;
+};
+
+// Waits for ALL or ANY of |count| (semaphore of |device|, value) pairs until
+// |deadline|: OK when met, DEADLINE_EXCEEDED, or the failure status of a
+// failed semaphore. A poll allocates nothing. Thread-safe.
+halo_status_t wait_semaphores(Device* device, halo_wait_mode_t mode,
+                              size_t count,
+                              halo_semaphore_t* const* semaphores,
+                              const uint64_t* values,
+                              halo_time_ns_t deadline) noexcept;
+
+}  // namespace halo::vk
+
+#endif  // HALO_VULKAN_SEMAPHORE_HPP_

@@ -1,0 +1,451 @@
+// The SPIR-V reader: header and instruction checks, decorations, and the
+// bindings and push-constant size of each GLCompute entry point.
+#include "spirv_reader.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace halo::vk {
+namespace {
+
+constexpr uint32_t kMagic = 0x07230203;
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+constexpr size_t kHeaderWords = 5;
+constexpr int kMaxTypeDepth = 16;
+
+// Opcodes, decorations, storage classes and execution models used here.
+enum Op : uint32_t {
+  kOpEntryPoint = 15, kOpTypeInt = 21, kOpTypeFloat = 22, kOpTypeVector = 23,
+  kOpTypeMatrix = 24, kOpTypeArray = 28, kOpTypeRuntimeArray = 29,
+  kOpTypeStruct = 30, kOpTypePointer = 32, kOpConstant = 43,
+  kOpFunction = 54, kOpFunctionEnd = 56, kOpFunctionCall = 57,
+  kOpVariable = 59, kOpLoad = 61, kOpStore = 62, kOpCopyMemory = 63,
+  kOpCopyMemorySized = 64, kOpAccessChain = 65, kOpInBoundsAccessChain = 66,
+  kOpPtrAccessChain = 67, kOpArrayLength = 68, kOpInBoundsPtrAccessChain = 70,
+  kOpDecorate = 71, kOpMemberDecorate = 72, kOpAtomicLoad = 227,
+  kOpAtomicStore = 228, kOpAtomicLast = 242,
+};
+enum Decoration : uint32_t {
+  kBlock = 2, kBufferBlock = 3, kArrayStride = 6, kBinding = 33,
+  kDescriptorSet = 34, kOffset = 35,
+};
+enum StorageClass : uint32_t {
+  kUniformConstant = 0, kUniform = 2, kPushConstant = 9, kStorageBuffer = 12,
+};
+constexpr uint32_t kGLCompute = 5;
+constexpr uint32_t kFlagBlock = 1, kFlagBufferBlock = 2;
+
+template <class T>
+using HostVector = std::vector<T, sdk::HostAllocator<T>>;
+// Converts to the allocator of any element type.
+using Alloc = sdk::HostAllocator<char>;
+
+struct MemberOffset {
+  uint32_t structure, member, offset;
+};
+// A global variable a function references (or, with |call|, a function it
+// calls).
+struct Use {
+  uint32_t function, id;
+  bool call;
+};
+struct Entry {
+  uint32_t function;
+  size_t name_at, interface_begin, interface_end;
+};
+
+class Reader {
+ public:
+  Reader(sdk::Host host, ErrorText* error)
+      : error_(error), words_(Alloc(host)), defined_(Alloc(host)),
+        set_(Alloc(host)), binding_(Alloc(host)), flags_(Alloc(host)),
+        stride_(Alloc(host)), offsets_(Alloc(host)), globals_(Alloc(host)),
+        uses_(Alloc(host)), entries_(Alloc(host)), host_(host) {}
+
+  bool read(const void* data, size_t size, SpirvEntryPoints* out);
+
+ private:
+  bool check_header(size_t size);
+  bool scan();
+  bool record(uint32_t op, size_t at, uint32_t count, uint32_t* function);
+  bool record_use(uint32_t op, size_t at, uint32_t count, uint32_t function);
+  bool describe(const Entry& entry, size_t compute_entries,
+                SpirvEntryPoint* out);
+  bool used_globals(const Entry& entry, size_t compute_entries,
+                    HostVector<uint32_t>* out);
+  bool classify(uint32_t variable, HostVector<uint32_t>* bindings,
+                uint32_t* constant_size, const char* name);
+  bool type_size(uint32_t type, int depth, uint64_t* out);
+  bool struct_size(uint32_t type, int depth, uint64_t* out);
+  bool fail(const char* format, ...) __attribute__((format(printf, 2, 3)));
+  bool valid_id(uint32_t id) const { return id != 0 && id < bound_; }
+  uint32_t word(size_t at) const { return words_[at]; }
+  // The opcode of the instruction defining |id|, or 0.
+  uint32_t op_of(uint32_t id) const {
+    return valid_id(id) && defined_[id] != 0 ? words_[defined_[id]] & 0xFFFF
+                                             : 0;
+  }
+
+  ErrorText* error_;
+  HostVector<uint32_t> words_;
+  uint32_t version_ = 0;
+  uint32_t bound_ = 0;
+  HostVector<uint32_t> defined_;  // Word offset of each id's definition.
+  HostVector<uint32_t> set_, binding_, flags_, stride_;
+  HostVector<MemberOffset> offsets_;
+  HostVector<uint32_t> globals_;
+  HostVector<Use> uses_;
+  HostVector<Entry> entries_;
+  sdk::Host host_;
+};
+
+bool Reader::fail(const char* format, ...) {
+  char text[400];
+  va_list arguments;
+  va_start(arguments, format);
+  std::vsnprintf(text, sizeof(text), format, arguments);
+  va_end(arguments);
+  error_->set("malformed or unsupported SPIR-V: %s", text);
+  return false;
+}
+
+bool Reader::check_header(size_t size) {
+  if (size % 4 != 0) return fail("size %zu is not a multiple of 4", size);
+  if (size < kHeaderWords * 4) return fail("%zu bytes is shorter than the header", size);
+  if (word(0) != kMagic) {
+    return fail("magic number 0x%08x is not 0x%08x (a little-endian module)",
+                word(0), kMagic);
+  }
+  version_ = word(1);
+  if (version_ < 0x00010000 || version_ > 0x00010600 || (version_ & 0xFF) != 0) {
+    return fail("version word 0x%08x is not SPIR-V 1.0 to 1.6", version_);
+  }
+  bound_ = word(3);
+  // Every id needs an instruction of at least two words to define it.
+  if (bound_ == 0 || bound_ > words_.size() + 1) {
+    return fail("id bound %u does not fit a module of %zu words", bound_,
+                words_.size());
+  }
+  return true;
+}
+
+bool Reader::scan() {
+  defined_.assign(bound_, 0);
+  set_.assign(bound_, kNone);
+  binding_.assign(bound_, kNone);
+  flags_.assign(bound_, 0);
+  stride_.assign(bound_, 0);
+  uint32_t function = 0;
+  for (size_t at = kHeaderWords; at < words_.size();) {
+    uint32_t count = word(at) >> 16;
+    uint32_t op = word(at) & 0xFFFF;
+    if (count == 0) return fail("instruction at word %zu has length 0", at);
+    if (count > words_.size() - at) {
+      return fail("instruction at word %zu (opcode %u) runs past the end", at, op);
+    }
+    if (!record(op, at, count, &function)) return false;
+    at += count;
+  }
+  if (function != 0) return fail("function %u has no OpFunctionEnd", function);
+  return true;
+}
+
+bool Reader::record(uint32_t op, size_t at, uint32_t count, uint32_t* function) {
+  auto define = [&](size_t result_at) {
+    if (count <= result_at - at || !valid_id(word(result_at))) {
+      return fail("opcode %u at word %zu has no valid result id", op, at);
+    }
+    defined_[word(result_at)] = static_cast<uint32_t>(at);
+    return true;
+  };
+  if (op >= 19 && op <= 39) return define(at + 1);  // OpType*
+  switch (op) {
+    case kOpEntryPoint:
+      if (count < 4) return fail("OpEntryPoint at word %zu is too short", at);
+      if (word(at + 1) == kGLCompute) {
+        entries_.push_back({word(at + 2), at + 3, 0, at + count});
+      }
+      return true;
+    case kOpDecorate:
+    case kOpMemberDecorate: {
+      bool member = op == kOpMemberDecorate;
+      size_t first = at + (member ? 3 : 2);
+      if (count < (member ? 4u : 3u) || !valid_id(word(at + 1))) {
+        return fail("decoration at word %zu names no valid id", at);
+      }
+      uint32_t target = word(at + 1);
+      uint32_t decoration = word(first);
+      bool operand = first + 1 < at + count;
+      if (member) {
+        if (decoration == kOffset && operand) {
+          offsets_.push_back({target, word(at + 2), word(first + 1)});
+        }
+        return true;
+      }
+      if (decoration == kBlock) flags_[target] |= kFlagBlock;
+      if (decoration == kBufferBlock) flags_[target] |= kFlagBufferBlock;
+      if (decoration == kDescriptorSet && operand) set_[target] = word(first + 1);
+      if (decoration == kBinding && operand) binding_[target] = word(first + 1);
+      if (decoration == kArrayStride && operand) stride_[target] = word(first + 1);
+      return true;
+    }
+    case kOpConstant:
+      return define(at + 2);
+    case kOpVariable:
+      if (!define(at + 2)) return false;
+      if (*function == 0) globals_.push_back(word(at + 2));
+      return true;
+    case kOpFunction:
+      if (*function != 0) return fail("OpFunction at word %zu nests in another", at);
+      if (!define(at + 2)) return false;
+      *function = word(at + 2);
+      return true;
+    case kOpFunctionEnd:
+      if (*function == 0) return fail("OpFunctionEnd at word %zu ends no function", at);
+      *function = 0;
+      return true;
+    default:
+      return *function == 0 || record_use(op, at, count, *function);
+  }
+}
+
+bool Reader::record_use(uint32_t op, size_t at, uint32_t count,
+                        uint32_t function) {
+  // The operands through which a function reaches a global variable.
+  size_t first = 0, last = 0;  // Operand word range [first, last).
+  bool call = false;
+  if (op == kOpLoad || op == kOpArrayLength || op == kOpAccessChain ||
+      op == kOpInBoundsAccessChain || op == kOpPtrAccessChain ||
+      op == kOpInBoundsPtrAccessChain ||
+      (op >= kOpAtomicLoad && op <= kOpAtomicLast && op != kOpAtomicStore)) {
+    first = 3, last = 4;
+  } else if (op == kOpStore || op == kOpAtomicStore) {
+    first = 1, last = 2;
+  } else if (op == kOpCopyMemory || op == kOpCopyMemorySized) {
+    first = 1, last = 3;
+  } else if (op == kOpFunctionCall) {
+    first = 3, last = count, call = true;
+  } else {
+    return true;
+  }
+  for (size_t i = first; i < last && i < count; ++i) {
+    uint32_t id = word(at + i);
+    if (!valid_id(id)) return fail("opcode %u at word %zu names id %u", op, at, id);
+    uses_.push_back({function, id, call && i == first});
+  }
+  return true;
+}
+
+bool Reader::used_globals(const Entry& entry, size_t compute_entries,
+                          HostVector<uint32_t>* out) {
+  if (compute_entries == 1) {
+    out->assign(globals_.begin(), globals_.end());
+    return true;
+  }
+  size_t name_words = 0;
+  while (entry.name_at + name_words < entry.interface_end &&
+         std::memchr(&words_[entry.name_at + name_words], 0, 4) == nullptr) {
+    ++name_words;
+  }
+  size_t interface_begin = entry.name_at + name_words + 1;
+  if (version_ >= 0x00010400) {
+    for (size_t i = interface_begin; i < entry.interface_end; ++i) {
+      out->push_back(word(i));
+    }
+    return true;
+  }
+  // Before SPIR-V 1.4 the interface names only inputs and outputs: follow
+  // the call tree instead.
+  HostVector<uint32_t> functions{Alloc(host_)};
+  functions.push_back(entry.function);
+  for (size_t next = 0; next < functions.size(); ++next) {
+    for (const Use& use : uses_) {
+      if (use.function != functions[next]) continue;
+      if (use.call) {
+        if (std::find(functions.begin(), functions.end(), use.id) ==
+            functions.end()) {
+          functions.push_back(use.id);
+        }
+      } else if (op_of(use.id) == kOpVariable &&
+                 std::find(out->begin(), out->end(), use.id) == out->end()) {
+        out->push_back(use.id);
+      }
+    }
+  }
+  return true;
+}
+
+bool Reader::struct_size(uint32_t type, int depth, uint64_t* out) {
+  size_t at = defined_[type];
+  uint32_t count = word(at) >> 16;
+  uint64_t end = 0;
+  for (uint32_t member = 0; member + 2 < count; ++member) {
+    uint32_t offset = kNone;
+    for (const MemberOffset& entry : offsets_) {
+      if (entry.structure == type && entry.member == member) offset = entry.offset;
+    }
+    if (offset == kNone) return fail("member %u of struct %u has no Offset", member, type);
+    uint64_t size = 0;
+    if (!type_size(word(at + 2 + member), depth + 1, &size)) return false;
+    end = std::max<uint64_t>(end, offset + size);
+  }
+  *out = end;
+  return true;
+}
+
+bool Reader::type_size(uint32_t type, int depth, uint64_t* out) {
+  if (depth > kMaxTypeDepth) return fail("type %u nests too deeply", type);
+  size_t at = valid_id(type) ? defined_[type] : 0;
+  if (at == 0) return fail("type %u is not defined", type);
+  uint32_t count = word(at) >> 16;
+  uint32_t op = word(at) & 0xFFFF;
+  auto operand = [&](uint32_t index) { return index < count ? word(at + index) : 0; };
+  switch (op) {
+    case kOpTypeInt:
+    case kOpTypeFloat:
+      *out = operand(2) / 8;
+      return true;
+    case kOpTypeVector:
+    case kOpTypeMatrix: {
+      uint64_t element = 0;
+      if (!type_size(operand(2), depth + 1, &element)) return false;
+      *out = element * operand(3);
+      return true;
+    }
+    case kOpTypeArray: {
+      uint32_t length_id = operand(3);
+      if (op_of(length_id) != kOpConstant) {
+        return fail("array type %u has no constant length", type);
+      }
+      uint64_t element = 0;
+      if (!type_size(operand(2), depth + 1, &element)) return false;
+      uint64_t stride = stride_[type] != 0 ? stride_[type] : element;
+      *out = stride * word(defined_[length_id] + 3);
+      return true;
+    }
+    case kOpTypeStruct:
+      return struct_size(type, depth, out);
+    case kOpTypePointer:
+      *out = 8;
+      return true;
+    default:
+      return fail("type %u (opcode %u) cannot be a push constant member", type, op);
+  }
+}
+
+bool Reader::classify(uint32_t variable, HostVector<uint32_t>* bindings,
+                      uint32_t* constant_size, const char* name) {
+  size_t at = defined_[variable];
+  if ((word(at) & 0xFFFF) != kOpVariable) return true;  // Not a variable.
+  uint32_t pointer = word(at + 1);
+  uint32_t storage = word(at + 3);
+  if (op_of(pointer) != kOpTypePointer) {
+    return fail("variable %u does not have a pointer type", variable);
+  }
+  uint32_t pointee = word(defined_[pointer] + 3);
+  bool storage_buffer = storage == kStorageBuffer ||
+                        (storage == kUniform && valid_id(pointee) &&
+                         (flags_[pointee] & kFlagBufferBlock) != 0);
+  if (storage == kUniform && !storage_buffer) {
+    return fail("entry point '%s' uses a uniform buffer (variable %u); halo "
+                "binds storage buffers only", name, variable);
+  }
+  if (storage == kUniformConstant) {
+    return fail("entry point '%s' uses an image, sampler or other opaque "
+                "resource (variable %u); halo binds storage buffers only",
+                name, variable);
+  }
+  if (storage == kPushConstant) {
+    if (op_of(pointee) != kOpTypeStruct) {
+      return fail("push constant variable %u is not a struct", variable);
+    }
+    uint64_t size = 0;
+    if (!struct_size(pointee, 0, &size)) return false;
+    if (*constant_size != 0) {
+      return fail("entry point '%s' has two push constant blocks", name);
+    }
+    *constant_size = static_cast<uint32_t>(size);
+    return true;
+  }
+  if (!storage_buffer) return true;
+  if (op_of(pointee) != kOpTypeStruct) {
+    return fail("storage buffer variable %u is an array of buffers; halo "
+                "binds one buffer per binding", variable);
+  }
+  if (set_[variable] != 0) {
+    return fail("storage buffer variable %u is in descriptor set %d; halo "
+                "uses set 0 only", variable, static_cast<int>(set_[variable]));
+  }
+  if (binding_[variable] == kNone) {
+    return fail("storage buffer variable %u has no Binding", variable);
+  }
+  bindings->push_back(binding_[variable]);
+  return true;
+}
+
+bool Reader::describe(const Entry& entry, size_t compute_entries,
+                      SpirvEntryPoint* out) {
+  size_t length = 0;
+  const char* name = reinterpret_cast<const char*>(&words_[entry.name_at]);
+  size_t capacity = (entry.interface_end - entry.name_at) * 4;
+  while (length < capacity && name[length] != '\0') ++length;
+  if (length == capacity) return fail("an entry point name is not terminated");
+  if (length >= sizeof(out->name)) {
+    return fail("entry point name of %zu bytes exceeds %zu", length,
+                sizeof(out->name) - 1);
+  }
+  std::memcpy(out->name, name, length);
+  if (op_of(entry.function) != kOpFunction) {
+    return fail("entry point '%s' names no function", out->name);
+  }
+  HostVector<uint32_t> globals{Alloc(host_)};
+  if (!used_globals(entry, compute_entries, &globals)) return false;
+  HostVector<uint32_t> bindings{Alloc(host_)};
+  for (uint32_t id : globals) {
+    if (!valid_id(id) || defined_[id] == 0) {
+      return fail("entry point '%s' names undefined id %u", out->name, id);
+    }
+    if (!classify(id, &bindings, &out->constant_size, out->name)) return false;
+  }
+  std::sort(bindings.begin(), bindings.end());
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    if (bindings[i] != i) {
+      return fail("entry point '%s' binds storage buffers {%s%u...}: halo "
+                  "needs bindings 0..%zu without gaps or repeats",
+                  out->name, i == 0 ? "" : "..., ", bindings[i],
+                  bindings.size() - 1);
+    }
+  }
+  out->binding_count = static_cast<uint32_t>(bindings.size());
+  return true;
+}
+
+bool Reader::read(const void* data, size_t size, SpirvEntryPoints* out) {
+  if (data == nullptr) return fail("no data");
+  words_.resize(size / 4);
+  if (!words_.empty()) std::memcpy(words_.data(), data, words_.size() * 4);
+  if (!check_header(size) || !scan()) return false;
+  if (entries_.empty()) return fail("the module has no GLCompute entry point");
+  for (const Entry& entry : entries_) {
+    SpirvEntryPoint point;
+    if (!describe(entry, entries_.size(), &point)) return false;
+    for (const SpirvEntryPoint& other : *out) {
+      if (std::strcmp(other.name, point.name) == 0) {
+        return fail("two GLCompute entry points are named '%s'", point.name);
+      }
+    }
+    out->push_back(point);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool reflect_spirv(sdk::Host host, const void* data, size_t size,
+                   SpirvEntryPoints* out, ErrorText* error) {
+  Reader reader(host, error);
+  return reader.read(data, size, out);
+}
+
+}  // namespace halo::vk

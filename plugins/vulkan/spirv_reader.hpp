@@ -1,0 +1,48 @@
+// A small SPIR-V reader: just enough reflection for halo's executables.
+//
+// halo binds a dispatch's buffers as storage buffers 0..k-1 of descriptor
+// set 0 and its constants as one push-constant block, so an entry point is
+// described by its name, its storage-buffer count and its push-constant
+// size. The reader checks the module's structure (header, instruction
+// bounds, ids below the bound) before any of it reaches the driver, and
+// refuses, with the reason, what halo cannot bind: other descriptor sets,
+// gaps in the bindings, uniform buffers, images and samplers, arrays of
+// buffers. A hand-written reader keeps the plugin free of a reflection
+// library for the handful of decorations it needs.
+//
+// Which variables an entry point uses: with one GLCompute entry point,
+// every storage buffer the module declares (so a declared but unused
+// binding still counts, as GLSL authors expect). With several: the entry
+// point's interface list in SPIR-V 1.4 and later (it names every global
+// the entry point uses), else the variables its call tree loads, stores,
+// indexes or passes on.
+#ifndef HALO_VULKAN_SPIRV_READER_HPP_
+#define HALO_VULKAN_SPIRV_READER_HPP_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "halo/sdk/host.hpp"
+#include "vulkan_api.hpp"
+
+namespace halo::vk {
+
+struct SpirvEntryPoint {
+  char name[128] = {};
+  uint32_t binding_count = 0;
+  uint32_t constant_size = 0;
+};
+
+using SpirvEntryPoints =
+    std::vector<SpirvEntryPoint, sdk::HostAllocator<SpirvEntryPoint>>;
+
+// Reads the SPIR-V module in |data| (|size| bytes) and appends its GLCompute
+// entry points to |out|. Returns false with the reason in |error| for
+// malformed or unsupported modules. Throws std::bad_alloc.
+bool reflect_spirv(sdk::Host host, const void* data, size_t size,
+                   SpirvEntryPoints* out, ErrorText* error);
+
+}  // namespace halo::vk
+
+#endif  // HALO_VULKAN_SPIRV_READER_HPP_

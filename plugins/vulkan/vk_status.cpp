@@ -1,0 +1,76 @@
+// VkResult names and their mapping to halo status codes.
+#include "vk_status.hpp"
+
+namespace halo::vk {
+
+const char* result_name(VkResult result) noexcept {
+  switch (result) {
+#define HALO_VK_RESULT_CASE(name) \
+  case name:                      \
+    return #name;
+    HALO_VK_RESULT_CASE(VK_SUCCESS)
+    HALO_VK_RESULT_CASE(VK_NOT_READY)
+    HALO_VK_RESULT_CASE(VK_TIMEOUT)
+    HALO_VK_RESULT_CASE(VK_EVENT_SET)
+    HALO_VK_RESULT_CASE(VK_EVENT_RESET)
+    HALO_VK_RESULT_CASE(VK_INCOMPLETE)
+    HALO_VK_RESULT_CASE(VK_ERROR_OUT_OF_HOST_MEMORY)
+    HALO_VK_RESULT_CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    HALO_VK_RESULT_CASE(VK_ERROR_INITIALIZATION_FAILED)
+    HALO_VK_RESULT_CASE(VK_ERROR_DEVICE_LOST)
+    HALO_VK_RESULT_CASE(VK_ERROR_MEMORY_MAP_FAILED)
+    HALO_VK_RESULT_CASE(VK_ERROR_LAYER_NOT_PRESENT)
+    HALO_VK_RESULT_CASE(VK_ERROR_EXTENSION_NOT_PRESENT)
+    HALO_VK_RESULT_CASE(VK_ERROR_FEATURE_NOT_PRESENT)
+    HALO_VK_RESULT_CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
+    HALO_VK_RESULT_CASE(VK_ERROR_TOO_MANY_OBJECTS)
+    HALO_VK_RESULT_CASE(VK_ERROR_FORMAT_NOT_SUPPORTED)
+    HALO_VK_RESULT_CASE(VK_ERROR_FRAGMENTED_POOL)
+    HALO_VK_RESULT_CASE(VK_ERROR_UNKNOWN)
+    HALO_VK_RESULT_CASE(VK_ERROR_OUT_OF_POOL_MEMORY)
+    HALO_VK_RESULT_CASE(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+    HALO_VK_RESULT_CASE(VK_ERROR_FRAGMENTATION)
+    HALO_VK_RESULT_CASE(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
+    HALO_VK_RESULT_CASE(VK_ERROR_VALIDATION_FAILED_EXT)
+    HALO_VK_RESULT_CASE(VK_ERROR_INVALID_SHADER_NV)
+#undef HALO_VK_RESULT_CASE
+    default:
+      return "VK_RESULT_UNKNOWN";
+  }
+}
+
+halo_status_code_t result_code(VkResult result) noexcept {
+  switch (result) {
+    case VK_SUCCESS:
+      return HALO_STATUS_OK;
+    case VK_TIMEOUT:
+      return HALO_STATUS_DEADLINE_EXCEEDED;
+    case VK_ERROR_OUT_OF_HOST_MEMORY:
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+    case VK_ERROR_OUT_OF_POOL_MEMORY:
+    case VK_ERROR_TOO_MANY_OBJECTS:
+    case VK_ERROR_FRAGMENTED_POOL:
+    case VK_ERROR_FRAGMENTATION:
+      return HALO_STATUS_RESOURCE_EXHAUSTED;
+    case VK_ERROR_DEVICE_LOST:
+    case VK_ERROR_INITIALIZATION_FAILED:
+    case VK_ERROR_INCOMPATIBLE_DRIVER:
+      return HALO_STATUS_UNAVAILABLE;
+    case VK_ERROR_LAYER_NOT_PRESENT:
+    case VK_ERROR_EXTENSION_NOT_PRESENT:
+    case VK_ERROR_FEATURE_NOT_PRESENT:
+    case VK_ERROR_FORMAT_NOT_SUPPORTED:
+      return HALO_STATUS_UNIMPLEMENTED;
+    default:
+      return HALO_STATUS_INTERNAL;
+  }
+}
+
+halo_status_t vk_status(sdk::Host host, const char* call,
+                        VkResult result) noexcept {
+  if (result == VK_SUCCESS) return HALO_OK;
+  return host.make_status(result_code(result), "%s failed: %s (%d)", call,
+                          result_name(result), static_cast<int>(result));
+}
+
+}  // namespace halo::vk
