@@ -1,0 +1,235 @@
+// The opencl buffer: allocation, mapping and the buffer vtable.
+#include "buffer.hpp"
+
+#include "cl_status.hpp"
+#include "device.hpp"
+#include "halo/sdk/library_pin.hpp"
+
+namespace halo::cl {
+namespace {
+
+using ull = unsigned long long;
+
+void destroy_buffer(halo_object_t* object) {
+  Buffer* buffer = reinterpret_cast<Buffer*>(object);
+  sdk::Host host = buffer->host;
+  host.destroy(buffer);
+}
+
+uint64_t size(halo_buffer_t* buffer) { return Buffer::cast(buffer)->facts.size; }
+
+halo_status_t map_range(halo_buffer_t* buffer, uint64_t offset,
+                        uint64_t length, void** out_pointer) {
+  return Buffer::cast(buffer)->map(offset, length, out_pointer);
+}
+
+halo_status_t unmap_range(halo_buffer_t* buffer, uint64_t offset,
+                          uint64_t length) {
+  return Buffer::cast(buffer)->unmap(offset, length);
+}
+
+// Host-visible memory is coherent where the device offers it; elsewhere the
+// mapping is published by unmap (OpenCL's rule), so flush and invalidate
+// have nothing to add beyond checking their range.
+halo_status_t check_host_range(halo_buffer_t* buffer, const char* function,
+                               uint64_t offset, uint64_t length) {
+  Buffer* self = Buffer::cast(buffer);
+  if ((self->facts.memory_type & HALO_MEMORY_TYPE_HOST_VISIBLE) == 0) {
+    return self->host.make_status(HALO_STATUS_FAILED_PRECONDITION,
+                                  "%s: buffer memory (type 0x%x) is not "
+                                  "HOST_VISIBLE",
+                                  function, self->facts.memory_type);
+  }
+  return sdk::resolve_range(self->host, function, "buffer", self->facts.size,
+                            offset, &length);
+}
+
+halo_status_t flush_range(halo_buffer_t* buffer, uint64_t offset,
+                          uint64_t length) {
+  return check_host_range(buffer, "halo_buffer_flush_range", offset, length);
+}
+
+halo_status_t invalidate_range(halo_buffer_t* buffer, uint64_t offset,
+                               uint64_t length) {
+  return check_host_range(buffer, "halo_buffer_invalidate_range", offset,
+                          length);
+}
+
+const halo_buffer_vtable_t kBufferVtable = {
+    {sizeof(halo_buffer_vtable_t), HALO_OBJECT_TYPE_BUFFER, &destroy_buffer},
+    &size,
+    &map_range,
+    &unmap_range,
+    &flush_range,
+    &invalidate_range,
+};
+
+}  // namespace
+
+Buffer::Buffer(Device* device, const sdk::BufferFacts& facts) noexcept
+    : header(HALO_OBJECT_HEADER_INIT(&kBufferVtable)),
+      host(device->host),
+      api(device->api),
+      device(device),
+      facts(facts),
+      mappings_(sdk::HostAllocator<Mapping>(device->host)) {
+  host.retain(sdk::as_object(device->handle()));
+}
+
+Buffer::~Buffer() {
+  // Mappings the caller left behind are given back first.
+  for (const Mapping& mapping : mappings_) {
+    host.free(unmap_pointer(mapping.pointer));
+  }
+  if (memory != nullptr) api->clReleaseMemObject(memory);
+  host.release(sdk::as_object(device->handle()));
+}
+
+namespace {
+
+// Frees the host memory of a CL_MEM_USE_HOST_PTR buffer once OpenCL is
+// done with it (the destructor callback runs when the memory object is
+// really deleted, which may be after the last release).
+void CL_CALLBACK free_host_memory(cl_mem, void* memory) {
+  sdk::pin_library_to_current_thread();
+  sdk::host().deallocate(memory);
+}
+
+// Creates the cl_mem of a buffer. Host-visible memory is
+// CL_MEM_ALLOC_HOST_PTR memory, whose mappings the implementation aligns to
+// the device's base address alignment; a larger alignment is honoured with
+// CL_MEM_USE_HOST_PTR over memory of the host allocator, which the
+// mappings then point into.
+halo_status_t create_memory(Device* device, const halo_buffer_params_t& params,
+                            cl_mem* out) {
+  sdk::Host host = device->host;
+  const Api& api = *device->api;
+  const size_t size = static_cast<size_t>(params.size);
+  cl_mem_flags flags = CL_MEM_READ_WRITE;
+  void* host_memory = nullptr;
+  if (params.memory_type & HALO_MEMORY_TYPE_HOST_VISIBLE) {
+    if (params.alignment > device->capabilities().min_buffer_alignment) {
+      host_memory = host.allocate(size, static_cast<size_t>(params.alignment));
+      if (host_memory == nullptr) {
+        return host.make_status(HALO_STATUS_RESOURCE_EXHAUSTED,
+                                "halo_buffer_allocate: out of host memory "
+                                "for %zu bytes",
+                                size);
+      }
+      flags |= CL_MEM_USE_HOST_PTR;
+    } else {
+      flags |= CL_MEM_ALLOC_HOST_PTR;
+    }
+  }
+  cl_int code = CL_SUCCESS;
+  cl_mem memory =
+      api.clCreateBuffer(device->context(), flags, size, host_memory, &code);
+  if (code == CL_SUCCESS && host_memory != nullptr) {
+    code = api.clSetMemObjectDestructorCallback(memory, &free_host_memory,
+                                                host_memory);
+    if (code != CL_SUCCESS) api.clReleaseMemObject(memory);
+  }
+  if (code != CL_SUCCESS) {
+    host.deallocate(host_memory);
+    return host.annotate(cl_status(host, "clCreateBuffer", code),
+                         "halo_buffer_allocate");
+  }
+  *out = memory;
+  return HALO_OK;
+}
+
+}  // namespace
+
+halo_status_t Buffer::create(Device* device, const halo_buffer_params_t& params,
+                             halo_buffer_t** out_buffer) noexcept {
+  sdk::Host host = device->host;
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::check_buffer_params(host, device->capabilities(), params));
+  sdk::BufferFacts facts{params.size, params.usage, params.memory_type};
+  cl_mem memory = nullptr;
+  return HALO_SDK_TRY(host, {
+    HALO_SDK_RETURN_IF_ERROR(create_memory(device, params, &memory));
+    Buffer* buffer = nullptr;
+    try {
+      buffer = host.make<Buffer>(device, facts);
+    } catch (...) {
+      device->api->clReleaseMemObject(memory);
+      throw;
+    }
+    buffer->memory = memory;
+    *out_buffer = buffer->handle();
+    return HALO_OK;
+  });
+}
+
+Buffer* Buffer::from(halo_buffer_t* buffer) noexcept {
+  if (buffer == nullptr ||
+      sdk::as_object(buffer)->vtable != &kBufferVtable.object) {
+    return nullptr;
+  }
+  return cast(buffer);
+}
+
+halo_status_t Buffer::map(uint64_t offset, uint64_t length,
+                          void** out) noexcept {
+  HALO_SDK_RETURN_IF_ERROR(sdk::check_map(host, facts, offset, &length));
+  return HALO_SDK_TRY(host, {
+    std::lock_guard<std::mutex> lock(mutex_);
+    mappings_.reserve(mappings_.size() + 1);  // Throws before mapping.
+    if (length == 0) {
+      // OpenCL maps no empty range; an empty mapping needs no memory.
+      *out = nullptr;
+      mappings_.push_back(Mapping{offset, 0, nullptr});
+      return HALO_OK;
+    }
+    cl_int code = CL_SUCCESS;
+    void* pointer = api->clEnqueueMapBuffer(
+        device->map_queue, memory, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+        static_cast<size_t>(offset), static_cast<size_t>(length), 0, nullptr,
+        nullptr, &code);
+    if (code != CL_SUCCESS) {
+      return host.annotate(cl_status(host, "clEnqueueMapBuffer", code),
+                           "halo_buffer_map_range");
+    }
+    mappings_.push_back(Mapping{offset, length, pointer});
+    *out = pointer;
+    return HALO_OK;
+  });
+}
+
+halo_status_t Buffer::unmap_pointer(void* pointer) noexcept {
+  if (pointer == nullptr) return HALO_OK;
+  cl_event event = nullptr;
+  cl_int code = api->clEnqueueUnmapMemObject(device->map_queue, memory,
+                                             pointer, 0, nullptr, &event);
+  if (code == CL_SUCCESS) {
+    // Wait, so that device work submitted after unmap sees the writes.
+    code = api->clWaitForEvents(1, &event);
+    api->clReleaseEvent(event);
+  }
+  return cl_status(host, "clEnqueueUnmapMemObject", code);
+}
+
+halo_status_t Buffer::unmap(uint64_t offset, uint64_t length) noexcept {
+  static const char kFunction[] = "halo_buffer_unmap_range";
+  if ((facts.memory_type & HALO_MEMORY_TYPE_HOST_VISIBLE) == 0) {
+    return host.make_status(HALO_STATUS_FAILED_PRECONDITION,
+                            "%s: buffer memory (type 0x%x) is not "
+                            "HOST_VISIBLE",
+                            kFunction, facts.memory_type);
+  }
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::resolve_range(host, kFunction, "buffer", facts.size, offset, &length));
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (size_t i = 0; i < mappings_.size(); ++i) {
+    if (mappings_[i].offset != offset || mappings_[i].length != length) continue;
+    void* pointer = mappings_[i].pointer;
+    mappings_.erase(mappings_.begin() + static_cast<ptrdiff_t>(i));
+    return host.annotate(unmap_pointer(pointer), kFunction);
+  }
+  return host.make_status(HALO_STATUS_FAILED_PRECONDITION,
+                          "%s: range [%llu, +%llu) is not mapped", kFunction,
+                          static_cast<ull>(offset), static_cast<ull>(length));
+}
+
+}  // namespace halo::cl

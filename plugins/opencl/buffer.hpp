@@ -1,0 +1,65 @@
+// The opencl buffer: a cl_mem of the device's context. Host-visible memory
+// is CL_MEM_ALLOC_HOST_PTR memory, mapped with clEnqueueMapBuffer on the
+// device's private in-order queue (a map blocks until the memory is there).
+#ifndef HALO_OPENCL_BUFFER_HPP_
+#define HALO_OPENCL_BUFFER_HPP_
+
+#include <mutex>
+#include <vector>
+
+#include "cl_library.hpp"
+#include "halo/buffer.h"
+#include "halo/sdk/commands.hpp"
+#include "halo/sdk/host.hpp"
+
+namespace halo::cl {
+
+struct Device;
+
+struct Buffer {
+  halo_object_t header;
+  sdk::Host host;
+  const Api* api;
+  // The allocating device, retained.
+  Device* device;
+  cl_mem memory = nullptr;
+  sdk::BufferFacts facts;
+
+  Buffer(Device* device, const sdk::BufferFacts& facts) noexcept;
+  ~Buffer();
+
+  // Allocates a buffer on |device| after sdk::check_buffer_params. Returns
+  // a new reference in |out_buffer|; RESOURCE_EXHAUSTED when the device is
+  // out of memory.
+  static halo_status_t create(Device* device, const halo_buffer_params_t& params,
+                              halo_buffer_t** out_buffer) noexcept;
+
+  // Returns the buffer when |buffer| is an opencl buffer, else NULL.
+  static Buffer* from(halo_buffer_t* buffer) noexcept;
+
+  static Buffer* cast(halo_buffer_t* buffer) noexcept {
+    return reinterpret_cast<Buffer*>(buffer);
+  }
+  halo_buffer_t* handle() noexcept {
+    return reinterpret_cast<halo_buffer_t*>(this);
+  }
+
+  halo_status_t map(uint64_t offset, uint64_t length, void** out) noexcept;
+  halo_status_t unmap(uint64_t offset, uint64_t length) noexcept;
+
+ private:
+  struct Mapping {
+    uint64_t offset;
+    uint64_t length;
+    void* pointer;
+  };
+  halo_status_t unmap_pointer(void* pointer) noexcept;
+
+  // Live mappings, so that unmap_range finds the pointer OpenCL gave.
+  std::mutex mutex_;
+  std::vector<Mapping, sdk::HostAllocator<Mapping>> mappings_;
+};
+
+}  // namespace halo::cl
+
+#endif  // HALO_OPENCL_BUFFER_HPP_

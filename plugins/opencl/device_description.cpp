@@ -1,0 +1,195 @@
+// Reading an OpenCL device's properties into halo's info and capabilities.
+#include "device_description.hpp"
+
+#include <CL/cl_ext.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "cl_status.hpp"
+
+namespace halo::cl {
+namespace {
+
+// Reads a string property into |out| (always NUL-terminated, truncated to
+// |capacity|; a value longer than the stack buffer is read through the host
+// allocator).
+halo_status_t query_text(sdk::Host host, const Api& api, cl_device_id device,
+                         cl_device_info what, const char* what_name,
+                         char* out, size_t capacity) {
+  char call[96];
+  std::snprintf(call, sizeof(call), "clGetDeviceInfo(%s)", what_name);
+  char buffer[1024] = {};
+  size_t size = 0;
+  cl_int code = api.clGetDeviceInfo(device, what, 0, nullptr, &size);
+  if (code != CL_SUCCESS) return cl_status(host, call, code);
+  char* text = buffer;
+  if (size > sizeof(buffer)) {
+    text = static_cast<char*>(host.allocate(size, 1));
+    if (text == nullptr) {
+      return host.make_status(HALO_STATUS_RESOURCE_EXHAUSTED,
+                              "%s: out of memory for %zu bytes", call, size);
+    }
+  }
+  code = api.clGetDeviceInfo(device, what, size, text, nullptr);
+  if (code == CL_SUCCESS) {
+    std::snprintf(out, capacity, "%.*s", static_cast<int>(size), text);
+  }
+  if (text != buffer) host.deallocate(text);
+  return cl_status(host, call, code);
+}
+
+// Reads a fixed-size property.
+template <class T>
+halo_status_t query_value(sdk::Host host, const Api& api, cl_device_id device,
+                          cl_device_info what, const char* what_name, T* out) {
+  cl_int code = api.clGetDeviceInfo(device, what, sizeof(T), out, nullptr);
+  if (code == CL_SUCCESS) return HALO_OK;
+  char call[96];
+  std::snprintf(call, sizeof(call), "clGetDeviceInfo(%s)", what_name);
+  return cl_status(host, call, code);
+}
+
+#define HALO_CL_QUERY_TEXT_(what, out) \
+  HALO_SDK_RETURN_IF_ERROR(            \
+      query_text(host, api, device, what, #what, out, sizeof(out)))
+#define HALO_CL_QUERY_VALUE_(what, out) \
+  HALO_SDK_RETURN_IF_ERROR(query_value(host, api, device, what, #what, out))
+
+halo_device_type_t halo_type(cl_device_type type, bool unified_memory) {
+  if (type & CL_DEVICE_TYPE_GPU) {
+    return unified_memory ? HALO_DEVICE_TYPE_GPU_INTEGRATED
+                          : HALO_DEVICE_TYPE_GPU_DISCRETE;
+  }
+  if (type & CL_DEVICE_TYPE_CPU) return HALO_DEVICE_TYPE_CPU;
+  if (type & CL_DEVICE_TYPE_ACCELERATOR) return HALO_DEVICE_TYPE_ACCELERATOR;
+  return HALO_DEVICE_TYPE_OTHER;
+}
+
+// Parses "OpenCL <major>.<minor> ..." (CL_DEVICE_VERSION's fixed prefix).
+void parse_version(const char* text, DeviceDescription* out) {
+  unsigned major = 0, minor = 0;
+  if (std::sscanf(text, "OpenCL %u.%u", &major, &minor) == 2) {
+    out->version_major = major;
+    out->version_minor = minor;
+  }
+}
+
+// Returns true when the space-separated |list| contains |word|.
+bool has_word(const char* list, const char* word) {
+  size_t length = std::strlen(word);
+  for (const char* at = std::strstr(list, word); at != nullptr;
+       at = std::strstr(at + 1, word)) {
+    bool starts = at == list || at[-1] == ' ';
+    bool ends = at[length] == '\0' || at[length] == ' ';
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+halo_status_t describe_info(sdk::Host host, const Api& api,
+                            cl_device_id device, DeviceDescription* out) {
+  halo_device_info_t& info = out->info;
+  info.struct_size = sizeof(info);
+  HALO_CL_QUERY_TEXT_(CL_DEVICE_NAME, info.name);
+  HALO_CL_QUERY_TEXT_(CL_DEVICE_VENDOR, info.vendor);
+  HALO_CL_QUERY_TEXT_(CL_DRIVER_VERSION, info.driver_version);
+  cl_uint vendor_id = 0;
+  HALO_CL_QUERY_VALUE_(CL_DEVICE_VENDOR_ID, &vendor_id);
+  info.vendor_id = vendor_id;
+  cl_device_type type = 0;
+  HALO_CL_QUERY_VALUE_(CL_DEVICE_TYPE, &type);
+  cl_bool unified = CL_FALSE;
+  HALO_CL_QUERY_VALUE_(CL_DEVICE_HOST_UNIFIED_MEMORY, &unified);
+  out->unified_memory = unified == CL_TRUE;
+  info.type = halo_type(type, out->unified_memory);
+  char extensions[8192] = {};
+  HALO_CL_QUERY_TEXT_(CL_DEVICE_EXTENSIONS, extensions);
+  out->khr_semaphore = has_word(extensions, "cl_khr_semaphore");
+  if (has_word(extensions, "cl_khr_device_uuid")) {
+    HALO_CL_QUERY_VALUE_(CL_DEVICE_UUID_KHR, &info.uuid);
+  }
+  char version[256] = {};
+  HALO_CL_QUERY_TEXT_(CL_DEVICE_VERSION, version);
+  parse_version(version, out);
+  return HALO_OK;
+}
+
+// The executable formats and DISPATCH need a way to make programs.
+halo_status_t describe_programs(sdk::Host host, const Api& api,
+                                cl_device_id device, DeviceDescription* out) {
+  cl_bool compiler = CL_FALSE;
+  HALO_CL_QUERY_VALUE_(CL_DEVICE_COMPILER_AVAILABLE, &compiler);
+  out->compiler = compiler == CL_TRUE;
+  if (out->at_least(2, 1) && api.clCreateProgramWithIL != nullptr) {
+    char il[512] = {};
+    HALO_CL_QUERY_TEXT_(CL_DEVICE_IL_VERSION, il);
+    out->spirv_il = std::strstr(il, "SPIR-V") != nullptr;
+  }
+  char* formats = out->capabilities.executable_formats;
+  const size_t capacity = sizeof(out->capabilities.executable_formats);
+  std::snprintf(formats, capacity, "%s%s%s",
+                out->compiler ? kFormatOpenClC : "",
+                out->compiler && out->spirv_il ? "," : "",
+                out->spirv_il ? kFormatSpirvKernel : "");
+  return HALO_OK;
+}
+
+halo_status_t describe_capabilities(sdk::Host host, const Api& api,
+                                    cl_device_id device,
+                                    DeviceDescription* out) {
+  halo_device_capabilities_t& caps = out->capabilities;
+  caps.struct_size = sizeof(caps);
+  caps.queue_count = 1;
+  caps.max_semaphore_value_difference = HALO_SEMAPHORE_MAX_VALUE;
+  cl_ulong max_alloc = 0;
+  HALO_CL_QUERY_VALUE_(CL_DEVICE_MAX_MEM_ALLOC_SIZE, &max_alloc);
+  caps.max_buffer_size = max_alloc;
+  cl_uint align_bits = 0;
+  HALO_CL_QUERY_VALUE_(CL_DEVICE_MEM_BASE_ADDR_ALIGN, &align_bits);
+  caps.min_buffer_alignment = align_bits >= 8 ? align_bits / 8 : 1;
+  // Host-visible memory is CL_MEM_ALLOC_HOST_PTR memory reached through
+  // clEnqueueMapBuffer; on unified memory the mapping is the memory itself,
+  // so it is coherent and cached.
+  caps.memory_types = HALO_MEMORY_TYPE_DEVICE_LOCAL |
+                      HALO_MEMORY_TYPE_HOST_VISIBLE;
+  if (out->unified_memory) {
+    caps.memory_types |=
+        HALO_MEMORY_TYPE_HOST_COHERENT | HALO_MEMORY_TYPE_HOST_CACHED;
+  }
+  cl_command_queue_properties properties = 0;
+  HALO_CL_QUERY_VALUE_(CL_DEVICE_QUEUE_PROPERTIES, &properties);
+  // HALO_OPENCL_IN_ORDER=1 takes the in-order path on any device: for
+  // implementations whose out-of-order queues run in order all the same,
+  // and to test that path.
+  const char* in_order = secure_getenv("HALO_OPENCL_IN_ORDER");
+  out->out_of_order =
+      (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0 &&
+      !(in_order != nullptr && std::strcmp(in_order, "1") == 0);
+  HALO_SDK_RETURN_IF_ERROR(describe_programs(host, api, device, out));
+  caps.features = HALO_DEVICE_FEATURE_SEMAPHORES | HALO_DEVICE_FEATURE_QUEUES |
+                  HALO_DEVICE_FEATURE_BUFFERS |
+                  HALO_DEVICE_FEATURE_COMMAND_BUFFERS |
+                  HALO_DEVICE_FEATURE_DEVICE_SEMAPHORE_WAIT;
+  if (caps.executable_formats[0] != '\0') {
+    caps.features |= HALO_DEVICE_FEATURE_DISPATCH;
+  }
+  return HALO_OK;
+}
+
+}  // namespace
+
+halo_status_t describe_device(sdk::Host host, const Api& api,
+                              cl_platform_id platform, cl_device_id device,
+                              halo_device_id_t id,
+                              DeviceDescription* out) noexcept {
+  *out = DeviceDescription{};
+  out->platform = platform;
+  out->device = device;
+  HALO_SDK_RETURN_IF_ERROR(describe_info(host, api, device, out));
+  out->info.device_id = id;
+  return describe_capabilities(host, api, device, out);
+}
+
+}  // namespace halo::cl

@@ -1,0 +1,53 @@
+// What the plugin learns about one OpenCL device when the driver enumerates:
+// its halo info and capabilities, and the native facts the device needs.
+#ifndef HALO_OPENCL_DEVICE_DESCRIPTION_HPP_
+#define HALO_OPENCL_DEVICE_DESCRIPTION_HPP_
+
+#include "cl_library.hpp"
+#include "halo/device.h"
+#include "halo/sdk/host.hpp"
+
+namespace halo::cl {
+
+// Executable format names (DESIGN.md §3, executable.h).
+inline constexpr char kFormatOpenClC[] = "opencl-c";
+inline constexpr char kFormatSpirvKernel[] = "spirv-kernel";
+
+struct DeviceDescription {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  halo_device_info_t info = {};
+  halo_device_capabilities_t capabilities = {};
+  // The device's OpenCL version (CL_DEVICE_VERSION), e.g. 3.0.
+  unsigned version_major = 1;
+  unsigned version_minor = 2;
+  // CL_DEVICE_QUEUE_PROPERTIES allows out-of-order execution (and
+  // HALO_OPENCL_IN_ORDER is not 1). Without it, work that waits on the host
+  // is enqueued only once its waits are reached (see submission.hpp).
+  bool out_of_order = false;
+  // The device takes OpenCL C source (a compiler is available).
+  bool compiler = false;
+  // CL_DEVICE_IL_VERSION names SPIR-V: clCreateProgramWithIL works.
+  bool spirv_il = false;
+  // CL_DEVICE_HOST_UNIFIED_MEMORY: mapped memory is the device's memory.
+  bool unified_memory = false;
+  // cl_khr_semaphore is offered (not used yet; reported by halo-info).
+  bool khr_semaphore = false;
+
+  // True when the device's OpenCL version is at least |major|.|minor|.
+  bool at_least(unsigned major, unsigned minor) const noexcept {
+    return version_major > major ||
+           (version_major == major && version_minor >= minor);
+  }
+};
+
+// Describes |device| of |platform| as halo device |id| in |*out|. Returns a
+// status naming the failed clGetDeviceInfo query.
+halo_status_t describe_device(sdk::Host host, const Api& api,
+                              cl_platform_id platform, cl_device_id device,
+                              halo_device_id_t id,
+                              DeviceDescription* out) noexcept;
+
+}  // namespace halo::cl
+
+#endif  // HALO_OPENCL_DEVICE_DESCRIPTION_HPP_

@@ -1,0 +1,130 @@
+// The opencl plugin's timeline semaphore.
+//
+// The value lives on the host (the SDK timeline core plus a futex word that
+// host waiters sleep on). Device work meets it through OpenCL events: a
+// submission that will signal the semaphore registers its completion event
+// here as a pending device signal, so that a later submission of the same
+// context waits on that event directly (device-side chaining); any other
+// wait becomes a timepoint that completes a user event (see submission.hpp).
+#ifndef HALO_OPENCL_SEMAPHORE_HPP_
+#define HALO_OPENCL_SEMAPHORE_HPP_
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+#include "cl_library.hpp"
+#include "halo/device.h"
+#include "halo/sdk/host.hpp"
+#include "halo/sdk/timeline.hpp"
+#include "halo/semaphore.h"
+
+namespace halo::cl {
+
+// The timeline core with blocking host waits.
+//
+// Waiters announce themselves in waiters_ and sleep on epoch_; a payload
+// change bumps epoch_ and wakes them only when someone is announced. The
+// announcement and the payload store are both seq_cst (a Dekker pair), so
+// no wake-up is lost and signals with nobody waiting make no system call.
+class WaitableTimeline final : public sdk::Timeline {
+ public:
+  using Timeline::Timeline;
+
+  // Blocks until the payload reaches |value| (OK), |deadline| passes
+  // (DEADLINE_EXCEEDED) or the timeline fails (a copy of the failure). A
+  // poll allocates nothing and makes no system call. Thread-safe.
+  halo_status_t wait(uint64_t value, halo_time_ns_t deadline) noexcept;
+
+ protected:
+  void on_changed(uint64_t payload) noexcept override;
+
+ private:
+  // Sets |*done| when |payload| settles a wait for |value|; returns the
+  // wait's result then (OK or a copy of the failure).
+  halo_status_t settle(uint64_t payload, uint64_t value, bool* done) noexcept;
+
+  std::atomic<uint32_t> epoch_{0};
+  std::atomic<uint32_t> waiters_{0};
+};
+
+// A pending device signal: a submission enqueued on |context| whose
+// completion event |event| will raise the semaphore to |value|. Storage
+// belongs to the submission, which links it while the event is pending and
+// unlinks it before releasing the event.
+struct DeviceSignal {
+  DeviceSignal* previous = nullptr;
+  DeviceSignal* next = nullptr;
+  uint64_t value = 0;
+  cl_context context = nullptr;
+  cl_event event = nullptr;
+  // Set once every wait of the submission is settled on the device side,
+  // so its event completes without any host action. Only such a signal may
+  // be chained on: a submission still waiting on the host could be waiting,
+  // transitively, for the very submission that would chain on it.
+  const std::atomic<bool>* issued = nullptr;
+};
+
+// A semaphore object. The header comes first so the handle and the object
+// share an address.
+struct Semaphore {
+  halo_object_t header;
+  sdk::Host host;
+  const Api* api;
+  // The creating device, retained so that it outlives its semaphores.
+  halo_device_t* device;
+  // The device's shared context: signals registered here are of it.
+  cl_context context;
+  WaitableTimeline timeline;
+
+  Semaphore(sdk::Host host, const Api* api, halo_device_t* device,
+            cl_context context, uint64_t initial_value);
+  ~Semaphore();
+
+  // Creates a semaphore of |device| (borrowed; retained). Returns a new
+  // reference in |out_semaphore|; INVALID_ARGUMENT when |initial_value| is
+  // above HALO_SEMAPHORE_MAX_VALUE.
+  static halo_status_t create(sdk::Host host, const Api* api,
+                              halo_device_t* device, cl_context context,
+                              uint64_t initial_value,
+                              halo_semaphore_t** out_semaphore) noexcept;
+
+  // Returns the semaphore when |semaphore| (any plugin's) is an opencl
+  // semaphore, else NULL.
+  static Semaphore* from(halo_semaphore_t* semaphore) noexcept;
+
+  static Semaphore* cast(halo_semaphore_t* semaphore) noexcept {
+    return reinterpret_cast<Semaphore*>(semaphore);
+  }
+  halo_semaphore_t* handle() noexcept {
+    return reinterpret_cast<halo_semaphore_t*>(this);
+  }
+
+  // Registers / removes a pending device signal. Thread-safe.
+  void link_signal(DeviceSignal* signal) noexcept;
+  void unlink_signal(DeviceSignal* signal) noexcept;
+
+  // Returns a new reference to the completion event of an issued pending
+  // signal of |context| that will raise the semaphore to |value| or more
+  // (the lowest such value), or NULL when there is none. Thread-safe.
+  cl_event find_signal_event(cl_context context, uint64_t value) noexcept;
+
+ private:
+  std::mutex mutex_;
+  DeviceSignal* signals_ = nullptr;
+};
+
+// Waits for ALL or ANY of |count| (opencl semaphore, value) pairs until
+// |deadline|: OK when met, DEADLINE_EXCEEDED, or the failure status of a
+// failed semaphore. An empty list is OK at once; a poll allocates nothing.
+// Blocking on several semaphores registers a timepoint on each that wakes
+// one futex word on the waiter's stack. Borrows everything. Thread-safe.
+halo_status_t wait_semaphores(sdk::Host host, halo_wait_mode_t mode,
+                              size_t count,
+                              halo_semaphore_t* const* semaphores,
+                              const uint64_t* values,
+                              halo_time_ns_t deadline) noexcept;
+
+}  // namespace halo::cl
+
+#endif  // HALO_OPENCL_SEMAPHORE_HPP_
