@@ -59,6 +59,10 @@ std::string missing_needs(uint64_t needs, const Context& context) {
   }
   if ((needs & kNeedSecondPlugin) != 0 &&
       mutable_context.foreign_device() == nullptr) {
+    if (!mutable_context.peer_name().empty()) {
+      return "the peer plugin " + mutable_context.peer_name() +
+             " is not loaded or offers no device with semaphores";
+    }
     return "no other loaded plugin offers a device with semaphores";
   }
   return {};
@@ -66,12 +70,15 @@ std::string missing_needs(uint64_t needs, const Context& context) {
 
 Context::Context(halo_registry_t* registry, halo_driver_t* driver,
                  std::string plugin_name, uint64_t seed,
-                 std::string testdata_dir)
+                 std::string testdata_dir, size_t device_index,
+                 std::string peer_name)
     : registry_(registry),
       driver_(driver),
       plugin_name_(std::move(plugin_name)),
       seed_(seed),
-      testdata_dir_(std::move(testdata_dir)) {}
+      testdata_dir_(std::move(testdata_dir)),
+      device_index_(device_index),
+      peer_name_(std::move(peer_name)) {}
 
 Context::~Context() {
   for (halo_semaphore_t* semaphore : semaphores_) {
@@ -101,7 +108,7 @@ halo_device_t* Context::create_device(halo_driver_t* driver, size_t index) {
 }
 
 halo_device_t* Context::device() {
-  if (device_ == nullptr) device_ = create_device(driver_, 0);
+  if (device_ == nullptr) device_ = create_device(driver_, device_index_);
   return device_;
 }
 
@@ -109,7 +116,8 @@ halo_device_t* Context::second_device() {
   if (second_device_ == nullptr) {
     size_t count = 0;
     halo_status_free(halo_driver_device_count(driver_, &count));
-    second_device_ = create_device(driver_, count > 1 ? 1 : 0);
+    second_device_ = create_device(
+        driver_, count > 1 ? (device_index_ + 1) % count : device_index_);
   }
   return second_device_;
 }
@@ -139,6 +147,18 @@ halo_device_t* Context::device_with_semaphores(halo_driver_t* driver) {
   return device;
 }
 
+bool Context::is_peer(halo_driver_t* driver) const {
+  if (peer_name_.empty()) return true;
+  halo_driver_info_t info = {};
+  info.struct_size = sizeof(info);
+  halo_status_t status = halo_driver_query_info(driver, &info);
+  if (status != nullptr) {
+    halo_status_free(status);
+    return false;
+  }
+  return peer_name_ == info.name;
+}
+
 halo_device_t* Context::foreign_device() {
   if (foreign_searched_) return foreign_device_;
   foreign_searched_ = true;
@@ -151,7 +171,9 @@ halo_device_t* Context::foreign_device() {
       halo_status_free(status);
       continue;
     }
-    if (other != driver_) foreign_device_ = device_with_semaphores(other);
+    if (other != driver_ && is_peer(other)) {
+      foreign_device_ = device_with_semaphores(other);
+    }
     halo_driver_release(other);
   }
   return foreign_device_;

@@ -55,8 +55,12 @@ std::string missing_needs(uint64_t needs, const Context& context);
 // device of it, the per-case seed and the testdata folder.
 class Context {
  public:
+  // |device_index| picks the device under test among |driver|'s devices;
+  // |peer_name| names the plugin foreign_device() comes from ("" for the
+  // first other plugin that has one).
   Context(halo_registry_t* registry, halo_driver_t* driver,
-          std::string plugin_name, uint64_t seed, std::string testdata_dir);
+          std::string plugin_name, uint64_t seed, std::string testdata_dir,
+          size_t device_index = 0, std::string peer_name = {});
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -65,12 +69,15 @@ class Context {
   halo_driver_t* driver() const { return driver_; }
   // The device under test, created for this case.
   halo_device_t* device();
-  // Another device of the same plugin (a second instance of the same
-  // physical device when the driver has only one), created on first use.
+  // Another device of the same plugin (the driver's next device, or a second
+  // instance of the same physical device when it has only one), created on
+  // first use.
   halo_device_t* second_device();
-  // A device of another loaded plugin that has semaphores, or NULL. Plugins
-  // whose devices cannot be created are passed over for the next one.
+  // A device of another loaded plugin that has semaphores, or NULL: of the
+  // peer plugin when one was named, else of the first other plugin whose
+  // device can be created.
   halo_device_t* foreign_device();
+  const std::string& peer_name() const { return peer_name_; }
   const halo_device_capabilities_t& capabilities();
   const std::string& plugin_name() const { return plugin_name_; }
   uint64_t seed() const { return seed_; }
@@ -84,12 +91,16 @@ class Context {
  private:
   halo_device_t* create_device(halo_driver_t* driver, size_t index);
   halo_device_t* device_with_semaphores(halo_driver_t* driver);
+  // True when |driver| may provide foreign_device().
+  bool is_peer(halo_driver_t* driver) const;
 
   halo_registry_t* registry_;
   halo_driver_t* driver_;
   std::string plugin_name_;
   uint64_t seed_;
   std::string testdata_dir_;
+  size_t device_index_;
+  std::string peer_name_;
   halo_device_t* device_ = nullptr;
   halo_device_t* second_device_ = nullptr;
   halo_device_t* foreign_device_ = nullptr;

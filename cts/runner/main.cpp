@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <csignal>
@@ -67,9 +68,18 @@ std::string shell_quote(const std::string& text) {
   return quoted + "'";
 }
 
+// A plugin to certify: how it was named, its name, and the device under
+// test ("name (driver version)").
+struct Target {
+  std::string spec;
+  std::string name;
+  std::string device;
+};
+
 struct Job {
   std::string plugin_spec;
   std::string plugin_name;
+  std::string device;
   const Case* c;
   int repetition;
   uint64_t seed;
@@ -108,6 +118,15 @@ std::string format_seconds(double seconds) {
   return std::string(text, result.ptr);
 }
 
+// The --device and --peer arguments that reproduce |options|' choice ("" for
+// the defaults).
+std::string target_arguments(const Options& options) {
+  std::string text;
+  if (options.device != 0) text += " --device " + std::to_string(options.device);
+  if (!options.peer.empty()) text += " --peer " + shell_quote(options.peer);
+  return text;
+}
+
 // Reads the verdict line that starts at |marker| in |process.output| into
 // |o|, and removes the line from the output. A line that is not a verdict
 // makes the case a FAIL that quotes it.
@@ -137,6 +156,7 @@ void read_verdict(size_t marker, ProcessResult* process, Outcome* o) {
 Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& process) {
   Outcome o;
   o.plugin = job.plugin_name;
+  o.device = job.device;
   o.case_name = job.c->name;
   o.seed = job.seed;
   o.repetition = job.repetition;
@@ -144,7 +164,7 @@ Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& proce
   o.command = "halo-cts --plugin " + shell_quote(job.plugin_spec) +
               " --filter " + shell_quote(job.c->name) + " --case-seed " +
               std::to_string(job.seed) + " --timeout " +
-              format_seconds(options.timeout_s);
+              format_seconds(options.timeout_s) + target_arguments(options);
   if (process.timed_out) {
     o.status = "TIMEOUT";
     o.reason = "no verdict within " + format_seconds(options.timeout_s) +
@@ -189,25 +209,61 @@ void apply_expectation(const std::vector<Expectation>& expectations,
   }
 }
 
-// The plugins to run: those named, or every loaded one.
-bool resolve_plugins(const Options& options,
-                     std::vector<std::pair<std::string, std::string>>* out) {
-  if (!options.plugins.empty()) {
-    for (const auto& spec : options.plugins) {
-      halo_registry_t* registry = nullptr;
-      halo_driver_t* driver = nullptr;
-      std::string name, error;
-      if (!open_plugin(spec, &registry, &driver, &name, &error)) {
-        std::fprintf(stderr, "halo-cts: cannot load plugin %s: %s\n",
-                     spec.c_str(), error.c_str());
-        return false;
-      }
-      halo_driver_release(driver);
-      halo_registry_release(registry);
-      out->push_back({spec, name});
-    }
-    return true;
+// Describes the device under test of |driver| into |target|, or returns
+// false with the reason: a plugin with no device (or fewer than --device
+// asks for) cannot be certified, and saying so once beats failing every case.
+bool describe_device(halo_driver_t* driver, const Options& options,
+                     Target* target, std::string* error) {
+  size_t count = 0;
+  halo_status_t status = halo_driver_device_count(driver, &count);
+  if (status != nullptr) {
+    *error = "halo_driver_device_count returned " + take_status_text(status);
+    return false;
   }
+  if (options.device >= count) {
+    halo_driver_info_t info = {};
+    info.struct_size = sizeof(info);
+    halo_status_free(halo_driver_query_info(driver, &info));
+    *error = count == 0 ? "it offers no devices (" + std::string(info.description) + ")"
+                        : "--device " + std::to_string(options.device) +
+                              " is out of range: it offers " +
+                              std::to_string(count) + " device(s)";
+    return false;
+  }
+  halo_device_info_t info = {};
+  info.struct_size = sizeof(info);
+  status = halo_driver_query_device_info(driver, options.device, &info);
+  if (status != nullptr) {
+    *error = "halo_driver_query_device_info returned " + take_status_text(status);
+    return false;
+  }
+  target->device = std::string(info.name) + " (" + info.driver_version + ")";
+  return true;
+}
+
+// Opens |spec| and fills |target|, or prints why it cannot be tested.
+bool resolve_target(const std::string& spec, const Options& options,
+                    Target* target) {
+  halo_registry_t* registry = nullptr;
+  halo_driver_t* driver = nullptr;
+  std::string name, error;
+  bool ok = open_plugin(spec, &registry, &driver, &name, &error);
+  if (ok) {
+    target->spec = spec;
+    target->name = name;
+    ok = describe_device(driver, options, target, &error);
+    halo_driver_release(driver);
+    halo_registry_release(registry);
+  }
+  if (!ok) {
+    std::fprintf(stderr, "halo-cts: cannot test plugin %s: %s\n", spec.c_str(),
+                 error.c_str());
+  }
+  return ok;
+}
+
+// The names of every loaded plugin, for a run that names none.
+bool loaded_plugin_names(std::vector<std::string>* out) {
   halo_registry_t* registry = nullptr;
   halo_status_t status = halo_registry_create(nullptr, &registry);
   if (status != nullptr) {
@@ -222,11 +278,40 @@ bool resolve_plugins(const Options& options,
     halo_driver_info_t info = {};
     info.struct_size = sizeof(info);
     halo_status_free(halo_driver_query_info(driver, &info));
-    out->push_back({info.name, info.name});
+    out->push_back(info.name);
     halo_driver_release(driver);
   }
   halo_registry_release(registry);
   return true;
+}
+
+// The plugins to run: those named, or every loaded one; each with its device
+// under test. Returns false when one of them cannot be tested.
+bool resolve_plugins(const Options& options, std::vector<Target>* out) {
+  std::vector<std::string> loaded;
+  if (!loaded_plugin_names(&loaded)) return false;
+  if (!options.peer.empty() &&
+      std::find(loaded.begin(), loaded.end(), options.peer) == loaded.end()) {
+    std::fprintf(stderr,
+                 "halo-cts: the peer plugin %s is not loaded (halo-info says "
+                 "why)\n", options.peer.c_str());
+    return false;
+  }
+  const std::vector<std::string>& specs =
+      options.plugins.empty() ? loaded : options.plugins;
+  bool ok = true;
+  for (const auto& spec : specs) {
+    Target target;
+    if (resolve_target(spec, options, &target)) {
+      std::printf("halo-cts: plugin %s, device %zu: %s\n", target.name.c_str(),
+                  options.device, target.device.c_str());
+      out->push_back(std::move(target));
+    } else {
+      ok = false;
+    }
+  }
+  std::fflush(stdout);
+  return ok;
 }
 
 int list_cases(const Options& options) {
@@ -246,7 +331,7 @@ int run_suite(const Options& options) {
     std::fprintf(stderr, "halo-cts: %s\n", error.c_str());
     return 2;
   }
-  std::vector<std::pair<std::string, std::string>> plugins;
+  std::vector<Target> plugins;
   if (!resolve_plugins(options, &plugins)) {
     std::printf("0 passed, 1 failed, 0 skipped\n");
     return 1;
@@ -261,14 +346,14 @@ int run_suite(const Options& options) {
     return 1;
   }
   std::vector<Job> jobs;
-  for (const auto& [spec, name] : plugins) {
+  for (const Target& target : plugins) {
     for (int repetition = 0; repetition < options.repeat; ++repetition) {
       for (const Case& c : all_cases()) {
         if (!matches_filters(options, c.name)) continue;
         uint64_t seed = options.has_case_seed
                             ? options.case_seed
                             : case_seed(options.seed, c.name, repetition);
-        jobs.push_back({spec, name, &c, repetition, seed});
+        jobs.push_back({target.spec, target.name, target.device, &c, repetition, seed});
       }
     }
   }
@@ -279,7 +364,8 @@ int run_suite(const Options& options) {
   for (const Job& job : jobs) {
     commands.push_back({self, "--worker", "--plugin", job.plugin_spec, "--case",
                         job.c->name, "--case-seed", std::to_string(job.seed),
-                        "--testdata", testdata});
+                        "--testdata", testdata, "--device",
+                        std::to_string(options.device), "--peer", options.peer});
   }
   std::vector<Outcome> outcomes;
   run_processes(commands, options.jobs, options.timeout_s,
@@ -333,6 +419,12 @@ int main(int argc, char** argv) {
   app.add_flag("--verify-expectations", options.verify_expectations,
                "fail expected failures that now pass");
   app.add_option("--testdata", options.testdata_dir, "folder of test kernels");
+  app.add_option("--device", options.device,
+                 "index of the device under test among the plugin's devices "
+                 "(default 0)");
+  app.add_option("--peer", options.peer,
+                 "the plugin whose device the interop cases pair with "
+                 "(default: the first other loaded plugin with one)");
   auto* worker = app.add_flag("--worker", options.worker, "run one case (internal)");
   app.add_option("--case", options.worker_case, "the case a worker runs (internal)")
       ->needs(worker);

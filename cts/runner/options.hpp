@@ -1,6 +1,7 @@
 // halo-cts command-line options.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,6 +21,11 @@ struct Options {
   std::string expectations_path;
   bool verify_expectations = false;
   std::string testdata_dir;
+  // The index of the device under test among the driver's devices.
+  size_t device = 0;
+  // The plugin whose device the interop cases pair with ("": the first other
+  // loaded plugin with a device that has semaphores).
+  std::string peer;
   // Worker mode: run exactly one case in this process.
   bool worker = false;
   std::string worker_case;

@@ -66,7 +66,8 @@ bool write_json_lines(const std::string& path,
   if (!stream) return false;
   for (const auto& o : outcomes) {
     nlohmann::json line = {
-        {"plugin", o.plugin},     {"case", o.case_name},
+        {"plugin", o.plugin},     {"device", o.device},
+        {"case", o.case_name},
         {"status", o.status},     {"reason", o.reason},
         {"duration_s", o.duration_s},
         {"seed", o.seed},         {"repetition", o.repetition},
@@ -95,6 +96,8 @@ bool write_junit(const std::string& path, const std::vector<Outcome>& outcomes) 
            << "\" tests=\"" << list.size() << "\" failures=\"" << failures
            << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"" << time
            << "\">\n";
+    stream << "    <properties><property name=\"device\" value=\""
+           << xml_escape(list.front()->device) << "\"/></properties>\n";
     for (const Outcome* o : list) {
       stream << "    <testcase classname=\"" << xml_escape(plugin)
              << "\" name=\"" << xml_escape(o->case_name) << "\" time=\""

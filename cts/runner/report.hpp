@@ -9,6 +9,7 @@ namespace halo::cts {
 
 struct Outcome {
   std::string plugin;
+  std::string device;  // The device under test: "name (driver version)".
   std::string case_name;
   // PASS, FAIL, SKIP, CRASH, TIMEOUT, XFAIL (an expected failure) or
   // XPASS (an expected failure that passed, under --verify-expectations).
@@ -27,8 +28,8 @@ bool is_skip(const Outcome& outcome);
 // One line on stdout per outcome, with the reason (and output) of failures.
 void print_outcome(const Outcome& outcome);
 
-// One JSON object per line: plugin, case, status, reason, duration, seed,
-// command.
+// One JSON object per line: plugin, device, case, status, reason, duration,
+// seed, repetition, command.
 bool write_json_lines(const std::string& path,
                       const std::vector<Outcome>& outcomes);
 

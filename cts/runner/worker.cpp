@@ -102,7 +102,7 @@ int run_worker(const Options& options) {
   std::string reason;
   {
     Context context(registry, driver, name, options.case_seed,
-                    options.testdata_dir);
+                    options.testdata_dir, options.device, options.peer);
     try {
       std::string missing = missing_needs(c->needs, context);
       if (!missing.empty()) {
