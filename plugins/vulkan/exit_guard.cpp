@@ -1,9 +1,12 @@
-// The exit guard's state: teardowns in progress and the exiting flag.
+// The exit guard's state: driver use in progress, the registered wakes and
+// the exiting flag.
 #include "exit_guard.hpp"
 
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+
+#include "wake.hpp"
 
 namespace halo::vk {
 namespace {
@@ -11,15 +14,22 @@ namespace {
 // Plain statics with constant initialisation and trivial destructors, so
 // they stay usable while exit handlers run.
 std::mutex g_mutex;
-std::condition_variable g_done;
-int g_teardowns = 0;
+std::condition_variable g_idle;
+int g_users = 0;
 bool g_exiting = false;
 bool g_installed = false;
+// The registered wakes, linked through Wake::next_exit_wake (g_mutex).
+Wake* g_wakes = nullptr;
 
-void wait_for_teardowns() {
+void stop_driver_use_at_exit() {
   std::unique_lock<std::mutex> lock(g_mutex);
   g_exiting = true;
-  g_done.wait(lock, [] { return g_teardowns == 0; });
+  // Under g_mutex, so that no wake is destroyed while it is signalled; a
+  // sleeper that read the wake value before this still wakes.
+  for (Wake* wake = g_wakes; wake != nullptr; wake = wake->next_exit_wake) {
+    wake->wake();
+  }
+  g_idle.wait(lock, [] { return g_users == 0; });
 }
 
 }  // namespace
@@ -28,20 +38,37 @@ void install_exit_guard() noexcept {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_installed) return;
   // atexit from a shared object is tied to it: if the plugin is unloaded
-  // first, the handler runs (harmlessly) at that dlclose instead.
-  g_installed = std::atexit(&wait_for_teardowns) == 0;
+  // first, the handler runs (harmlessly: nothing is registered then) at that
+  // dlclose instead.
+  g_installed = std::atexit(&stop_driver_use_at_exit) == 0;
 }
 
-bool begin_teardown() noexcept {
+bool begin_driver_use() noexcept {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_exiting) return false;
-  ++g_teardowns;
+  ++g_users;
   return true;
 }
 
-void end_teardown() noexcept {
+void end_driver_use() noexcept {
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (--g_teardowns == 0) g_done.notify_all();
+  if (--g_users == 0) g_idle.notify_all();
+}
+
+void register_exit_wake(Wake* wake) noexcept {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  wake->next_exit_wake = g_wakes;
+  g_wakes = wake;
+}
+
+void unregister_exit_wake(Wake* wake) noexcept {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (Wake** link = &g_wakes; *link != nullptr; link = &(*link)->next_exit_wake) {
+    if (*link == wake) {
+      *link = wake->next_exit_wake;
+      return;
+    }
+  }
 }
 
 }  // namespace halo::vk

@@ -1,29 +1,39 @@
-// Keeps process exit from racing a device teardown on a plugin thread.
+// Keeps process exit from racing the plugin's own threads inside the driver.
 //
-// A device's last reference may be dropped by its notification thread
-// (after the GPU finished the last submission), which then destroys the
-// VkDevice and perhaps the VkInstance — and the Vulkan loader unloads its
-// drivers on vkDestroyInstance. If the application returns from main at
-// that moment, exit() runs the drivers' exit handlers (Mesa's LLVM ones,
-// for instance) while the other thread is still inside the driver or
-// unmapping it. An exit handler registered after the first instance exists
-// runs before the drivers' handlers (they run in reverse order of
-// registration) and waits for teardowns in progress; teardowns that would
-// start later are skipped (the objects are left to the process's end).
+// Each device's notification thread calls into the Vulkan driver on its own:
+// it reads semaphores, sleeps in vkWaitSemaphores, hands work to the GPU,
+// and may drop a device's last reference and so destroy the VkDevice (and
+// perhaps the VkInstance, whose destruction unloads the drivers). If the
+// application returns from main meanwhile, exit() runs the drivers' exit
+// handlers (Mesa's LLVM ones, for instance) while that thread is still
+// inside the driver. An exit handler registered after the first instance
+// exists runs before the drivers' handlers (they run in reverse order of
+// registration); it wakes every notification thread, waits until none is
+// inside the driver, and from then on keeps them out: the objects they would
+// have touched are left to the process's end.
 #ifndef HALO_VULKAN_EXIT_GUARD_HPP_
 #define HALO_VULKAN_EXIT_GUARD_HPP_
 
 namespace halo::vk {
+
+class Wake;
 
 // Registers the exit handler once per process (after an instance has been
 // created, so that it runs before the handlers of the drivers the instance
 // loaded). Thread-safe.
 void install_exit_guard() noexcept;
 
-// Brackets a teardown on a plugin thread. begin returns false once the
-// process is exiting: skip the teardown then (and do not call end).
-bool begin_teardown() noexcept;
-void end_teardown() noexcept;
+// Brackets a stretch of driver calls on a plugin thread; brackets may nest.
+// begin returns false once the process is exiting: skip the driver calls
+// then (and do not call end).
+bool begin_driver_use() noexcept;
+void end_driver_use() noexcept;
+
+// The wake semaphores the exit handler signals so that threads sleeping in
+// vkWaitSemaphores come out of the driver. unregister returns only once no
+// exit-time signal of |wake| is in progress, so |wake| may be destroyed then.
+void register_exit_wake(Wake* wake) noexcept;
+void unregister_exit_wake(Wake* wake) noexcept;
 
 }  // namespace halo::vk
 

@@ -33,6 +33,15 @@ void Queue::run() noexcept {
 }
 
 bool Queue::iterate() noexcept {
+  // While the process exits, leave the driver and everything else to its
+  // end (exit_guard.hpp).
+  if (!begin_driver_use()) return false;
+  const bool go_on = iterate_in_driver();
+  end_driver_use();
+  return go_on;
+}
+
+bool Queue::iterate_in_driver() noexcept {
   // Read before looking at anything: a change made after this read wakes
   // the sleep below at once (see wake.hpp).
   const uint64_t wake_value = device_->wake.current();
@@ -172,7 +181,7 @@ bool Queue::release_finished() noexcept {
   dropped_head_ = nullptr;
   Device* device = device_;
   // While the process exits, leave everything to its end (exit_guard.hpp).
-  if (!begin_teardown()) return true;
+  if (!begin_driver_use()) return true;
   // Our own reference, dropped last: only that release can destroy the
   // device (and this queue).
   device->retain();
@@ -187,7 +196,7 @@ bool Queue::release_finished() noexcept {
     dropped = next;
   }
   device->release();
-  end_teardown();
+  end_driver_use();
   return t_notifier_queue_destroyed;
 }
 

@@ -83,7 +83,9 @@ class Queue {
 
   // notifier.cpp: the notification thread.
   void run() noexcept;
+  // One pass of the loop; false when the thread should end.
   bool iterate() noexcept;
+  bool iterate_in_driver() noexcept;
   void drain_ready() noexcept;
   void reevaluate() noexcept;
   void collect_completed() noexcept;

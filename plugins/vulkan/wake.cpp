@@ -1,6 +1,7 @@
 // The wake semaphore and the timeline semaphore helpers.
 #include "wake.hpp"
 
+#include "exit_guard.hpp"
 #include "vk_status.hpp"
 
 namespace halo::vk {
@@ -36,11 +37,15 @@ halo_status_t Wake::create(sdk::Host host, const DeviceFunctions* vkd,
   host_ = host;
   vkd_ = vkd;
   device_ = device;
-  return create_timeline_semaphore(host, *vkd, device, 0, &semaphore_);
+  HALO_SDK_RETURN_IF_ERROR(
+      create_timeline_semaphore(host, *vkd, device, 0, &semaphore_));
+  register_exit_wake(this);
+  return HALO_OK;
 }
 
 void Wake::destroy() noexcept {
   if (semaphore_ != VK_NULL_HANDLE) {
+    unregister_exit_wake(this);
     vkd_->vkDestroySemaphore(device_, semaphore_, nullptr);
     semaphore_ = VK_NULL_HANDLE;
   }

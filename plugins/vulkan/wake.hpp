@@ -22,10 +22,11 @@ namespace halo::vk {
 
 class Wake {
  public:
-  // Creates the semaphore. Returns a status naming the failed call.
+  // Creates the semaphore and registers it with the exit guard. Returns a
+  // status naming the failed call.
   halo_status_t create(sdk::Host host, const DeviceFunctions* vkd,
                        VkDevice device) noexcept;
-  // Destroys the semaphore; nobody may be waiting on it.
+  // Unregisters and destroys the semaphore; nobody may be waiting on it.
   void destroy() noexcept;
 
   // The number of wakes so far; the semaphore reaches it soon after.
@@ -36,6 +37,9 @@ class Wake {
   void wake() noexcept;
 
   VkSemaphore semaphore() const noexcept { return semaphore_; }
+
+  // Links the wakes the exit guard signals at process exit (exit_guard.cpp).
+  Wake* next_exit_wake = nullptr;
 
  private:
   sdk::Host host_;
