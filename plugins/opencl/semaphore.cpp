@@ -146,10 +146,21 @@ Semaphore* Semaphore::from(halo_semaphore_t* semaphore) noexcept {
 
 void Semaphore::link_signal(DeviceSignal* signal) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
-  signal->previous = nullptr;
-  signal->next = signals_;
-  if (signals_ != nullptr) signals_->previous = signal;
-  signals_ = signal;
+  // After the last signal whose value is not above this one's.
+  DeviceSignal* after = signals_tail_;
+  while (after != nullptr && after->value > signal->value) after = after->previous;
+  signal->previous = after;
+  signal->next = after != nullptr ? after->next : signals_;
+  if (signal->next != nullptr) {
+    signal->next->previous = signal;
+  } else {
+    signals_tail_ = signal;
+  }
+  if (after != nullptr) {
+    after->next = signal;
+  } else {
+    signals_ = signal;
+  }
 }
 
 void Semaphore::unlink_signal(DeviceSignal* signal) noexcept {
@@ -159,19 +170,25 @@ void Semaphore::unlink_signal(DeviceSignal* signal) noexcept {
   } else {
     signals_ = signal->next;
   }
-  if (signal->next != nullptr) signal->next->previous = signal->previous;
+  if (signal->next != nullptr) {
+    signal->next->previous = signal->previous;
+  } else {
+    signals_tail_ = signal->previous;
+  }
   signal->previous = signal->next = nullptr;
 }
 
 cl_event Semaphore::find_signal_event(cl_context wanted_context,
                                       uint64_t value) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
+  // From the highest value down to |value|: the last match is the lowest.
   DeviceSignal* best = nullptr;
-  for (DeviceSignal* signal = signals_; signal != nullptr;
-       signal = signal->next) {
-    if (signal->context != wanted_context || signal->value < value) continue;
+  for (DeviceSignal* signal = signals_tail_;
+       signal != nullptr && signal->value >= value;
+       signal = signal->previous) {
+    if (signal->context != wanted_context) continue;
     if (!signal->issued->load(std::memory_order_acquire)) continue;
-    if (best == nullptr || signal->value < best->value) best = signal;
+    best = signal;
   }
   if (best == nullptr) return nullptr;
   // Retained under the lock: the owner releases its reference only after

@@ -219,8 +219,11 @@ halo_status_t Submission::enqueue_work() {
   }
   cl_int code = CL_SUCCESS;
   // The gate also keeps a half-enqueued submission from running when a
-  // later enqueue fails.
-  if (host_wait_count_ > 0 || commands > 0) {
+  // later enqueue fails; a single enqueue cannot be half done, so a
+  // submission of at most one command with no host-side wait (a link of a
+  // device-side chain) goes without: one user event and its status change
+  // fewer per submission.
+  if (host_wait_count_ > 0 || commands > 1) {
     gate_ = api_->clCreateUserEvent(device_->context(), &code);
     HALO_CL_RETURN_IF_ERROR(host_, "clCreateUserEvent", code);
   }
