@@ -38,6 +38,14 @@ _GOALS = [
     ("BM_Saxpy16M", "native_threads", 1 / 0.9),
 ]
 
+# Goals that hold for every family with a given baseline variant: each
+# halo-bench-vulkan figure within 1.10x of raw Vulkan on the same device, each
+# halo-bench-opencl figure within 1.25x of raw OpenCL.
+_VARIANT_GOALS = {
+    "native_vulkan": 1.10,
+    "native_opencl": 1.25,
+}
+
 
 class Series:
     """The figures of one benchmark (one run_name) across repetitions."""
@@ -199,6 +207,8 @@ def main(argv):
               f"| {fmt_ns(halo_median)} | {fmt_spread(native)} "
               f"| {fmt_spread(halo)} | {ratio_text} |")
     goals = [(f, v, limit) for f, v, limit in _GOALS if (f, v) in ratios]
+    goals += [(f, v, _VARIANT_GOALS[v]) for f, v in ratios
+              if v in _VARIANT_GOALS]
     if goals:
         print()
         print("| goal | limit | measured | verdict |")

@@ -1,0 +1,119 @@
+// Host-released work and long dependency chains: what halo's semaphores
+// cost on top of the OpenCL events they are built on.
+//
+// The dependent work is one 4-byte fill on both sides. A halo barrier (a
+// submission without command buffers) enqueues nothing at all: its
+// completion event is the submission's gate itself (a user event), or,
+// with nothing to wait for, an event that is already complete. A raw side
+// doing "nothing" would have no command to wait on, so both sides do the
+// smallest command the device runs: halo submits a command buffer recorded
+// once with one 4-byte fill of a word, the raw side enqueues the same
+// clEnqueueFillBuffer on its own word.
+#include "fixture.hpp"
+#include "opencl_benchmarks.hpp"
+
+namespace halo::bench {
+namespace {
+
+// Enqueues the 4-byte fill of |word| after |wait_count| events of |waits|;
+// returns its event.
+cl_event enqueue_word_fill(cl_command_queue queue, cl_mem word,
+                           cl_uint wait_count, const cl_event* waits) {
+  cl_event done = nullptr;
+  check_cl(clEnqueueFillBuffer(queue, word, &kPattern, sizeof(kPattern), 0,
+                               kWordSize, wait_count, waits, &done),
+           "clEnqueueFillBuffer");
+  return done;
+}
+
+// Records the 4-byte fill of the halo side's word, once per benchmark run.
+CommandBufferPtr record_word_fill(halo_device_t* device, halo_buffer_t* word) {
+  CommandBufferPtr fill = begin_recording(device);
+  check(halo_command_buffer_fill(fill.get(), word, 0, kWordSize, &kPattern,
+                                 sizeof(kPattern)),
+        "halo_command_buffer_fill");
+  end_recording(fill.get());
+  return fill;
+}
+
+}  // namespace
+
+void user_event_release_native(benchmark::State& state) {
+  PinnedTimedThread pinned;
+  RawOpenCl& raw = fixture().raw();
+  cl_mem word = fixture().raw_resources().word.get();
+  for (auto _ : state) {
+    cl_int code = CL_SUCCESS;
+    cl_event gate = clCreateUserEvent(raw.context(), &code);
+    check_cl(code, "clCreateUserEvent");
+    cl_event done = enqueue_word_fill(raw.queue(), word, 1, &gate);
+    check_cl(clSetUserEventStatus(gate, CL_COMPLETE), "clSetUserEventStatus");
+    wait_and_release(done);
+    check_cl(clReleaseEvent(gate), "clReleaseEvent");
+  }
+  check_cl(clFinish(raw.queue()), "clFinish");
+}
+
+void user_event_release_halo(benchmark::State& state) {
+  PinnedTimedThread pinned;
+  halo_device_t* device = fixture().halo().device();
+  CommandBufferPtr fill =
+      record_word_fill(device, fixture().halo_resources().word.get());
+  SemaphorePtr release = make_semaphore(device, 0);
+  SemaphorePtr done = make_semaphore(device, 0);
+  uint64_t value = 0;
+  for (auto _ : state) {
+    ++value;
+    // Submitted before the host signal: the wait is on a value nobody has
+    // signalled yet, so the plugin gates the fill on a user event, as the
+    // raw side does by hand.
+    submit(device, {release.get(), value}, {done.get(), value}, fill.get());
+    check(halo_semaphore_signal(release.get(), value), "halo_semaphore_signal");
+    wait({done.get(), value});
+  }
+  check(halo_device_wait_idle(device, HALO_DEADLINE_INFINITE_FUTURE),
+        "halo_device_wait_idle");
+}
+
+void chain_native(benchmark::State& state) {
+  PinnedTimedThread pinned;
+  cl_command_queue queue = fixture().raw().queue();
+  cl_mem word = fixture().raw_resources().word.get();
+  for (auto _ : state) {
+    cl_event previous = enqueue_word_fill(queue, word, 0, nullptr);
+    for (int link = 1; link < kChainLength; ++link) {
+      cl_event next = enqueue_word_fill(queue, word, 1, &previous);
+      check_cl(clReleaseEvent(previous), "clReleaseEvent");
+      previous = next;
+    }
+    wait_and_release(previous);
+  }
+  state.counters["links"] = benchmark::Counter(
+      kChainLength, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void chain_halo(benchmark::State& state) {
+  PinnedTimedThread pinned;
+  halo_device_t* device = fixture().halo().device();
+  CommandBufferPtr fill =
+      record_word_fill(device, fixture().halo_resources().word.get());
+  SemaphorePtr chain = make_semaphore(device, 0);
+  uint64_t value = 0;
+  for (auto _ : state) {
+    // The first link's wait is already reached, as the raw side's first
+    // fill waits on nothing; every later one is on the value the link
+    // before signals, which the plugin chains on that link's event.
+    for (int link = 0; link < kChainLength; ++link) {
+      submit(device, {chain.get(), value}, {chain.get(), value + 1},
+             fill.get());
+      ++value;
+    }
+    wait({chain.get(), value});
+  }
+  check(halo_device_wait_idle(device, HALO_DEADLINE_INFINITE_FUTURE),
+        "halo_device_wait_idle");
+  state.counters["links"] = benchmark::Counter(
+      kChainLength, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+}  // namespace halo::bench

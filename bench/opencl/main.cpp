@@ -1,0 +1,89 @@
+// halo-bench-opencl: the opencl plugin beside raw OpenCL on the same
+// device, in one process (DESIGN.md §8). Each family is registered native
+// first, then halo; run with --benchmark_enable_random_interleaving=true
+// (see bench/README.md).
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <string>
+
+#include "fixture.hpp"
+#include "opencl_benchmarks.hpp"
+#include "settings.hpp"
+#include "thread_pinning.hpp"
+
+namespace halo::bench {
+namespace {
+
+using BenchmarkFunction = void (*)(benchmark::State&);
+
+// Registers FAMILY/native_opencl then FAMILY/halo. Every figure involves
+// the implementation's threads and a blocking wait, so it is wall-clock
+// time.
+void add_pair(const std::string& family, BenchmarkFunction native,
+              BenchmarkFunction halo, benchmark::TimeUnit unit) {
+  benchmark::RegisterBenchmark((family + "/native_opencl").c_str(), native)
+      ->UseRealTime()
+      ->Unit(unit);
+  benchmark::RegisterBenchmark((family + "/halo").c_str(), halo)
+      ->UseRealTime()
+      ->Unit(unit);
+}
+
+void register_benchmarks() {
+  add_pair("BM_ClUserEventRelease", user_event_release_native,
+           user_event_release_halo, benchmark::kMicrosecond);
+  add_pair("BM_ClChain10k", chain_native, chain_halo, benchmark::kMillisecond);
+  add_pair("BM_ClFill64MiB", fill_native, fill_halo, benchmark::kMillisecond);
+  add_pair("BM_ClCopy64MiB", copy_native, copy_halo, benchmark::kMillisecond);
+  add_pair("BM_ClEmptyKernel", empty_kernel_native, empty_kernel_halo,
+           benchmark::kMicrosecond);
+}
+
+void add_context(Fixture& fixture) {
+  const halo_device_info_t& info = fixture.halo().info();
+  benchmark::AddCustomContext("halo_device", info.name);
+  benchmark::AddCustomContext("halo_device_vendor", info.vendor);
+  benchmark::AddCustomContext("halo_device_driver", info.driver_version);
+  // The raw side runs on the same cl_device_id in a context of its own.
+  benchmark::AddCustomContext("native_opencl_device",
+                              fixture.raw().description() +
+                                  " (same device, separate context)");
+  benchmark::AddCustomContext(
+      "queues", fixture.raw().out_of_order() ? "out-of-order" : "in-order");
+  benchmark::AddCustomContext("pinning", pin_plan().label);
+}
+
+}  // namespace
+}  // namespace halo::bench
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  halo::bench::Settings settings;
+  std::string error;
+  if (!halo::bench::read_settings(&settings, &error)) {
+    std::fprintf(stderr, "halo-bench-opencl: %s\n", error.c_str());
+    return 1;
+  }
+  // The plan is made before any device thread starts, from the affinity
+  // the process was given.
+  halo::bench::pin_plan();
+  int result = 0;
+  {
+    halo::bench::Fixture fixture;
+    if (fixture.open(settings, &error)) {
+      halo::bench::set_fixture(&fixture);
+      halo::bench::add_context(fixture);
+      halo::bench::register_benchmarks();
+      benchmark::RunSpecifiedBenchmarks();
+      halo::bench::set_fixture(nullptr);
+    } else {
+      std::fprintf(stderr, "halo-bench-opencl: setup failed: %s\n",
+                   error.c_str());
+      result = 1;
+    }
+  }
+  benchmark::Shutdown();
+  return result;
+}
