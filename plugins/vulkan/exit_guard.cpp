@@ -12,9 +12,22 @@ namespace halo::vk {
 namespace {
 
 // Plain statics with constant initialisation and trivial destructors, so
-// they stay usable while exit handlers run.
+// they stay usable while exit handlers run (std::mutex is one).
 std::mutex g_mutex;
-std::condition_variable g_idle;
+
+// The condition variables are never destroyed: a thread may stay parked on
+// one while the process exits, and destroying a condition variable waits
+// for its waiters. Made on first use, under g_mutex or before any thread
+// could wait.
+std::condition_variable& idle_condition() {
+  static auto* condition = new std::condition_variable;
+  return *condition;
+}
+std::condition_variable& unpark_condition() {
+  static auto* condition = new std::condition_variable;
+  return *condition;
+}
+
 int g_users = 0;
 bool g_exiting = false;
 bool g_installed = false;
@@ -29,7 +42,7 @@ void stop_driver_use_at_exit() {
   for (Wake* wake = g_wakes; wake != nullptr; wake = wake->next_exit_wake) {
     wake->wake();
   }
-  g_idle.wait(lock, [] { return g_users == 0; });
+  idle_condition().wait(lock, [] { return g_users == 0; });
 }
 
 }  // namespace
@@ -52,7 +65,20 @@ bool begin_driver_use() noexcept {
 
 void end_driver_use() noexcept {
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (--g_users == 0) g_idle.notify_all();
+  if (--g_users == 0) idle_condition().notify_all();
+}
+
+void park_while_exiting(const std::atomic<bool>& stop) noexcept {
+  std::unique_lock<std::mutex> lock(g_mutex);
+  if (!g_exiting) return;
+  unpark_condition().wait(lock, [&] { return stop.load(std::memory_order_seq_cst); });
+}
+
+void unpark_exit_parked() noexcept {
+  // Under the lock, so that a thread between its check of |stop| and its
+  // wait cannot miss this.
+  std::lock_guard<std::mutex> lock(g_mutex);
+  unpark_condition().notify_all();
 }
 
 void register_exit_wake(Wake* wake) noexcept {

@@ -14,6 +14,8 @@
 #ifndef HALO_VULKAN_EXIT_GUARD_HPP_
 #define HALO_VULKAN_EXIT_GUARD_HPP_
 
+#include <atomic>
+
 namespace halo::vk {
 
 class Wake;
@@ -28,6 +30,13 @@ void install_exit_guard() noexcept;
 // then (and do not call end).
 bool begin_driver_use() noexcept;
 void end_driver_use() noexcept;
+
+// Called by a plugin thread that begin_driver_use turned away: blocks until
+// |stop| is set and unpark_exit_parked() is called (by a teardown during or
+// after exit), so the thread neither touches the driver nor lets go of what
+// it holds before the process ends. Returns at once when not exiting.
+void park_while_exiting(const std::atomic<bool>& stop) noexcept;
+void unpark_exit_parked() noexcept;
 
 // The wake semaphores the exit handler signals so that threads sleeping in
 // vkWaitSemaphores come out of the driver. unregister returns only once no

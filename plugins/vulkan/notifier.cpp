@@ -30,6 +30,10 @@ void Queue::run() noexcept {
   sdk::pin_library_to_current_thread();
   while (iterate()) {
   }
+  // Kept out of the driver while the process exits: stay parked, so that
+  // what this thread holds stays reachable (leak checkers run at the very
+  // end), until a late Queue::destroy asks the thread to end.
+  if (!t_notifier_queue_destroyed) park_while_exiting(stopping_);
 }
 
 bool Queue::iterate() noexcept {
@@ -174,14 +178,15 @@ void Queue::refresh_watched() noexcept {
 }
 
 bool Queue::release_finished() noexcept {
+  if (finished_head_ == nullptr && dropped_head_ == nullptr) return false;
+  // While the process exits, leave everything to its end (exit_guard.hpp),
+  // still linked from the queue, which the parked thread keeps reachable.
+  if (!begin_driver_use()) return true;
   Submission* finished = finished_head_;
   Semaphore* dropped = dropped_head_;
-  if (finished == nullptr && dropped == nullptr) return false;
   finished_head_ = nullptr;
   dropped_head_ = nullptr;
   Device* device = device_;
-  // While the process exits, leave everything to its end (exit_guard.hpp).
-  if (!begin_driver_use()) return true;
   // Our own reference, dropped last: only that release can destroy the
   // device (and this queue).
   device->retain();

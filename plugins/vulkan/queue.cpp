@@ -9,6 +9,7 @@
 #include "semaphore.hpp"
 #include "submission.hpp"
 #include "vk_status.hpp"
+#include "exit_guard.hpp"
 #include "wake.hpp"
 
 namespace halo::vk {
@@ -64,6 +65,7 @@ void Queue::destroy(Queue* queue) noexcept {
   if (queue == nullptr) return;
   queue->stopping_.store(true, std::memory_order_seq_cst);
   queue->device_->wake.wake();
+  unpark_exit_parked();
   if (t_notifier_queue == queue) {
     // The notification thread itself dropped the device's last reference;
     // its loop returns as soon as this does, touching nothing of ours.

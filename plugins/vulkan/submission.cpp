@@ -123,6 +123,11 @@ void Submission::fill(const halo_queue_execute_info_t& info,
 
 void Submission::destroy(Submission* submission) noexcept {
   if (submission == nullptr) return;
+  // A wait's callback may still be on its way out on the thread that
+  // signalled it (its last touch, done = 1, comes after it made the
+  // submission ready, and the work may have completed since): cancelling
+  // the waits not yet marked done waits for such callbacks to return.
+  submission->finish_waits();
   sdk::Host host = submission->host_;
   void* allocation = submission->allocation_;
   submission->~Submission();
@@ -196,9 +201,9 @@ void Submission::on_timepoint(void* user_data, halo_timepoint_t*,
   if (self->settle(kWaitOne, failed ? kFailed : 0)) {
     self->device_->queue->enqueue_ready(self);
   }
-  // The last touch: cleanup cancels every wait not marked done, and a
-  // cancel waits for a callback still running, so the submission outlives
-  // this store.
+  // The last touch: destroy (and the failure path) cancels every wait not
+  // marked done, and a cancel waits for a callback still running on another
+  // thread, so the submission outlives this store.
   wait->done.store(1, std::memory_order_release);
 }
 
