@@ -54,7 +54,9 @@ if [ "$sanitizers" = 1 ]; then
     -DHALO_BUILD_BENCHMARKS=OFF -DHALO_BUILD_EXAMPLES=OFF
   # intercept_tls_get_addr=0: GCC 12's runtime misreads the thread_local
   # storage of dlopen'ed plugins at exit (google/sanitizers#1322).
+  # The suppressions name driver-internal leaks only (see the file).
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0 \
+  LSAN_OPTIONS=suppressions=$(pwd)/tests/sanitizers/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_ctest build-asan
   build build-tsan -DHALO_SANITIZER=thread -DCMAKE_BUILD_TYPE=Debug \

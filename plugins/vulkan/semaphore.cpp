@@ -286,7 +286,7 @@ halo_status_t Semaphore::check_signal(uint64_t value,
   if (value <= native || value > HALO_SEMAPHORE_MAX_VALUE) {
     return host.make_status(
         HALO_STATUS_INVALID_ARGUMENT,
-        "semaphore signal value %llu must be greater than the current "
+        "halo_semaphore_signal: value %llu must be greater than the current "
         "payload %llu and at most HALO_SEMAPHORE_MAX_VALUE",
         static_cast<ull>(value), static_cast<ull>(native));
   }
@@ -295,7 +295,7 @@ halo_status_t Semaphore::check_signal(uint64_t value,
   if (value - native > limit) {
     return host.make_status(
         HALO_STATUS_INVALID_ARGUMENT,
-        "semaphore signal value %llu is more than the device's "
+        "halo_semaphore_signal: value %llu is more than the device's "
         "max_semaphore_value_difference %llu above the payload %llu",
         static_cast<ull>(value), static_cast<ull>(limit),
         static_cast<ull>(native));
@@ -304,7 +304,7 @@ halo_status_t Semaphore::check_signal(uint64_t value,
   if (!pending_signals.empty() && value >= pending_signals.front()) {
     return host.make_status(
         HALO_STATUS_FAILED_PRECONDITION,
-        "semaphore signal value %llu is not below %llu, which a queue "
+        "halo_semaphore_signal: value %llu is not below %llu, which a queue "
         "submission already on the GPU will signal; Vulkan forbids host "
         "signals at or past a pending device signal",
         static_cast<ull>(value), static_cast<ull>(pending_signals.front()));

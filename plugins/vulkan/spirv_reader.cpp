@@ -100,6 +100,19 @@ class Reader {
   sdk::Host host_;
 };
 
+// The fewest words an instruction may have when the reader reads its last
+// operands (their opcodes' minimum word counts); 1 for every other opcode.
+uint32_t minimum_words(uint32_t op) {
+  switch (op) {
+    case kOpTypePointer:
+    case kOpConstant:
+    case kOpVariable:
+      return 4;
+    default:
+      return 1;
+  }
+}
+
 bool Reader::fail(const char* format, ...) {
   char text[400];
   va_list arguments;
@@ -159,6 +172,10 @@ bool Reader::record(uint32_t op, size_t at, uint32_t count, uint32_t* function) 
     defined_[word(result_at)] = static_cast<uint32_t>(at);
     return true;
   };
+  // Later reads take these operands without looking at the word count.
+  if (count < minimum_words(op)) {
+    return fail("opcode %u at word %zu is too short for its operands", op, at);
+  }
   if (op >= 19 && op <= 39) return define(at + 1);  // OpType*
   switch (op) {
     case kOpEntryPoint:

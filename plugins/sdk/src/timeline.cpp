@@ -97,7 +97,7 @@ halo_status_t Timeline::signal(uint64_t value) noexcept {
     if (value <= current || value > HALO_SEMAPHORE_MAX_VALUE) {
       return host_.make_status(
           HALO_STATUS_INVALID_ARGUMENT,
-          "semaphore signal value %llu must be greater than the current "
+          "halo_semaphore_signal: value %llu must be greater than the current "
           "payload %llu and at most HALO_SEMAPHORE_MAX_VALUE",
           static_cast<unsigned long long>(value),
           static_cast<unsigned long long>(current));
