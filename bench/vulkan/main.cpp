@@ -1,0 +1,106 @@
+// halo-bench-vulkan: the vulkan plugin beside raw Vulkan on the same
+// physical device, in one process (DESIGN.md §8). Every benchmark is
+// registered raw first (FAMILY/native_vulkan), then halo (FAMILY/halo); run
+// with --benchmark_enable_random_interleaving=true (see bench/README.md).
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "halo_vulkan.hpp"
+#include "raw_vulkan.hpp"
+#include "settings.hpp"
+#include "thread_pinning.hpp"
+#include "vulkan_benchmarks.hpp"
+
+namespace halo::bench {
+namespace {
+
+using BenchmarkFunction = void (*)(benchmark::State&);
+
+// Every figure is wall-clock time: the timed thread sleeps in host waits
+// while the device (and, for halo, the plugin's notification thread) works.
+void add_pair(const char* family, BenchmarkFunction native,
+              BenchmarkFunction halo, benchmark::TimeUnit unit) {
+  const std::string name(family);
+  benchmark::RegisterBenchmark((name + "/native_vulkan").c_str(), native)
+      ->UseRealTime()
+      ->Unit(unit);
+  benchmark::RegisterBenchmark((name + "/halo").c_str(), halo)
+      ->UseRealTime()
+      ->Unit(unit);
+}
+
+void register_benchmarks() {
+  add_pair("BM_VkChain10k", chain_native, chain_halo, benchmark::kMillisecond);
+  add_pair("BM_VkSubmitWait", submit_wait_native, submit_wait_halo,
+           benchmark::kMicrosecond);
+  add_pair("BM_VkHostSignalWake", host_signal_wake_native,
+           host_signal_wake_halo, benchmark::kMicrosecond);
+  add_pair("BM_VkFill64MiB", fill_native, fill_halo, benchmark::kMillisecond);
+  add_pair("BM_VkCopy64MiB", copy_native, copy_halo, benchmark::kMillisecond);
+  add_pair("BM_VkEmptyDispatch", empty_dispatch_native, empty_dispatch_halo,
+           benchmark::kMicrosecond);
+}
+
+// Reads the kernel and opens both sides: the halo driver, then the raw
+// device on the physical device the halo driver reports. The raw device is
+// made here, before any thread is pinned, so that the threads its driver
+// starts keep the process's full affinity.
+bool open_everything(const Settings& settings, std::string* error) {
+  std::vector<uint32_t> spirv;
+  if (!read_spirv(settings.kernel, &spirv, error)) return false;
+  set_empty_kernel(std::move(spirv));
+  if (!open_halo_driver(settings, error)) return false;
+  return open_raw_device(halo_device_info().uuid, error);
+}
+
+void close_everything() {
+  close_raw_device();
+  close_halo_driver();
+  if (raw_validation_messages() != 0) {
+    std::fprintf(stderr,
+                 "halo-bench-vulkan: the raw side's validation layer "
+                 "reported %llu message(s)\n",
+                 static_cast<unsigned long long>(raw_validation_messages()));
+  }
+}
+
+void add_context(const Settings& settings) {
+  const halo_device_info_t& info = halo_device_info();
+  benchmark::AddCustomContext("halo_device", info.name);
+  benchmark::AddCustomContext("halo_device_driver", info.driver_version);
+  benchmark::AddCustomContext("raw_device", raw_device().name +
+                                                " (same UUID, own VkDevice)");
+  benchmark::AddCustomContext("halo_manifest", settings.manifest);
+  benchmark::AddCustomContext("kernel", settings.kernel);
+  const int cpu = pin_plan().main_cpu;
+  benchmark::AddCustomContext(
+      "pinning", cpu < 0 ? std::string("unpinned")
+                         : "timed thread on cpu " + std::to_string(cpu));
+}
+
+}  // namespace
+}  // namespace halo::bench
+
+int main(int argc, char** argv) {
+  using namespace halo::bench;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  Settings settings;
+  std::string error;
+  if (!load_settings(&settings, &error) ||
+      !open_everything(settings, &error)) {
+    std::fprintf(stderr, "halo-bench-vulkan: %s\n", error.c_str());
+    close_everything();
+    return 1;
+  }
+  add_context(settings);
+  register_benchmarks();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  close_everything();
+  return 0;
+}

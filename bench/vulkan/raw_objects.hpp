@@ -1,0 +1,145 @@
+// Objects of the raw side, each owned by a small class that aborts (with the
+// failed call's name) when it cannot be made, and the calls every timed
+// loop makes: submit, host signal and blocking wait.
+#ifndef HALO_BENCH_VULKAN_RAW_OBJECTS_HPP_
+#define HALO_BENCH_VULKAN_RAW_OBJECTS_HPP_
+
+#include <cstdint>
+#include <vector>
+
+#include "raw_vulkan.hpp"
+
+namespace halo::bench {
+
+// A timeline semaphore.
+class RawSemaphore {
+ public:
+  explicit RawSemaphore(uint64_t initial_value = 0);
+  ~RawSemaphore();
+  RawSemaphore(const RawSemaphore&) = delete;
+  RawSemaphore& operator=(const RawSemaphore&) = delete;
+
+  VkSemaphore get() const { return semaphore_; }
+
+ private:
+  VkSemaphore semaphore_ = VK_NULL_HANDLE;
+};
+
+// A buffer of |size| bytes in device-local memory, chosen as the plugin
+// chooses for HALO_MEMORY_TYPE_DEVICE_LOCAL: the allowed type with that
+// property and the fewest others.
+class RawBuffer {
+ public:
+  RawBuffer(uint64_t size, VkBufferUsageFlags usage);
+  ~RawBuffer();
+  RawBuffer(const RawBuffer&) = delete;
+  RawBuffer& operator=(const RawBuffer&) = delete;
+
+  VkBuffer get() const { return buffer_; }
+
+ private:
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+};
+
+// A command pool with one primary command buffer, recording from
+// construction until end(). It is submitted again only after the previous
+// submission completed, so it needs no simultaneous-use flag.
+class RawCommands {
+ public:
+  RawCommands();
+  ~RawCommands();
+  RawCommands(const RawCommands&) = delete;
+  RawCommands& operator=(const RawCommands&) = delete;
+
+  VkCommandBuffer get() const { return command_buffer_; }
+  void end();
+
+ private:
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;
+};
+
+// A compute pipeline of entry point |entry| in SPIR-V |spirv| that takes no
+// descriptor sets and no push constants.
+class RawPipeline {
+ public:
+  RawPipeline(const std::vector<uint32_t>& spirv, const char* entry);
+  ~RawPipeline();
+  RawPipeline(const RawPipeline&) = delete;
+  RawPipeline& operator=(const RawPipeline&) = delete;
+
+  VkPipeline get() const { return pipeline_; }
+
+ private:
+  VkShaderModule module_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+};
+
+// One vkQueueSubmit with one VkSubmitInfo: waits for |wait| to reach
+// |wait_value| (none when VK_NULL_HANDLE) at every stage, as the plugin's
+// waits do, runs |commands| (none when VK_NULL_HANDLE) and signals |signal|
+// to |signal_value| (none when VK_NULL_HANDLE).
+inline void raw_submit(const RawDevice& raw, VkSemaphore wait,
+                       uint64_t wait_value, VkSemaphore signal,
+                       uint64_t signal_value, VkCommandBuffer commands) {
+  const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkTimelineSemaphoreSubmitInfo timeline = {};
+  timeline.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
+  timeline.waitSemaphoreValueCount = wait != VK_NULL_HANDLE ? 1 : 0;
+  timeline.pWaitSemaphoreValues = &wait_value;
+  timeline.signalSemaphoreValueCount = signal != VK_NULL_HANDLE ? 1 : 0;
+  timeline.pSignalSemaphoreValues = &signal_value;
+  VkSubmitInfo info = {};
+  info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  info.pNext = &timeline;
+  info.waitSemaphoreCount = timeline.waitSemaphoreValueCount;
+  info.pWaitSemaphores = &wait;
+  info.pWaitDstStageMask = &stage;
+  info.commandBufferCount = commands != VK_NULL_HANDLE ? 1 : 0;
+  info.pCommandBuffers = &commands;
+  info.signalSemaphoreCount = timeline.signalSemaphoreValueCount;
+  info.pSignalSemaphores = &signal;
+  check_vk(raw.vk.vkQueueSubmit(raw.queue, 1, &info, VK_NULL_HANDLE),
+           "vkQueueSubmit");
+}
+
+// vkSignalSemaphore: sets |semaphore| to |value| from the host.
+inline void raw_signal(const RawDevice& raw, VkSemaphore semaphore,
+                       uint64_t value) {
+  VkSemaphoreSignalInfo info = {};
+  info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
+  info.semaphore = semaphore;
+  info.value = value;
+  check_vk(raw.vk.vkSignalSemaphore(raw.device, &info), "vkSignalSemaphore");
+}
+
+// vkWaitSemaphores with no timeout: blocks until |semaphore| reaches
+// |value|.
+inline void raw_wait(const RawDevice& raw, VkSemaphore semaphore,
+                     uint64_t value) {
+  VkSemaphoreWaitInfo info = {};
+  info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+  info.semaphoreCount = 1;
+  info.pSemaphores = &semaphore;
+  info.pValues = &value;
+  check_vk(raw.vk.vkWaitSemaphores(raw.device, &info, UINT64_MAX),
+           "vkWaitSemaphores");
+}
+
+// Ends a raw benchmark run, before its objects are destroyed: waits until
+// the queue is idle, outside the timed loop. Vulkan allows destroying a
+// semaphore once the host has seen the last signal of every submission
+// that uses it, but Mesa 22.3's lavapipe may still be finishing the
+// submission on its submit thread then: destroying the chain's semaphore at
+// once left that thread blocked on a mutex no thread held, and the next
+// run's first submission never completed (9 hangs in 25 runs of the chain
+// and the dispatch; none in 25 with this wait).
+inline void raw_finish_run(const RawDevice& raw) {
+  check_vk(raw.vk.vkQueueWaitIdle(raw.queue), "vkQueueWaitIdle");
+}
+
+}  // namespace halo::bench
+
+#endif  // HALO_BENCH_VULKAN_RAW_OBJECTS_HPP_

@@ -1,0 +1,107 @@
+// Submissions without work: a chain of 10,000, one submit-to-wait round
+// trip, and a host signal that releases a waiting submission.
+//
+// Both sides make one submission per call (halo_device_queue_execute with no
+// command buffers, a barrier; vkQueueSubmit of one VkSubmitInfo with no
+// command buffers) and block in the host wait with no timeout
+// (halo_semaphore_wait with HALO_DEADLINE_INFINITE_FUTURE;
+// vkWaitSemaphores with UINT64_MAX). Each run starts from fresh semaphores
+// and keeps counting values up, so no submission ever waits on a value a
+// previous run left behind.
+#include "halo_objects.hpp"
+#include "raw_objects.hpp"
+#include "vulkan_benchmarks.hpp"
+
+namespace halo::bench {
+
+void chain_native(benchmark::State& state) {
+  PinTimedThread pin;
+  const RawDevice& raw = raw_device();
+  RawSemaphore timeline;
+  uint64_t value = 0;
+  run_timed(state, [&] {
+    // Submission k waits for value k - 1 and signals k: each runs only
+    // after the one before it.
+    for (int i = 0; i < kChainLength; ++i, ++value) {
+      raw_submit(raw, timeline.get(), value, timeline.get(), value + 1,
+                 VK_NULL_HANDLE);
+    }
+    raw_wait(raw, timeline.get(), value);
+  });
+  raw_finish_run(raw);
+  state.SetItemsProcessed(state.iterations() * kChainLength);
+}
+
+void chain_halo(benchmark::State& state) {
+  HaloDeviceScope device;
+  PinTimedThread pin;
+  HaloSemaphore timeline(device.get());
+  uint64_t value = 0;
+  run_timed(state, [&] {
+    for (int i = 0; i < kChainLength; ++i, ++value) {
+      halo_submit(device.get(), timeline.get(), value, timeline.get(),
+                  value + 1, nullptr);
+    }
+    halo_wait(timeline.get(), value);
+  });
+  state.SetItemsProcessed(state.iterations() * kChainLength);
+}
+
+void submit_wait_native(benchmark::State& state) {
+  PinTimedThread pin;
+  const RawDevice& raw = raw_device();
+  RawSemaphore done;
+  uint64_t value = 0;
+  run_timed(state, [&] {
+    ++value;
+    raw_submit(raw, VK_NULL_HANDLE, 0, done.get(), value, VK_NULL_HANDLE);
+    raw_wait(raw, done.get(), value);
+  });
+  raw_finish_run(raw);
+}
+
+void submit_wait_halo(benchmark::State& state) {
+  HaloDeviceScope device;
+  PinTimedThread pin;
+  HaloSemaphore done(device.get());
+  uint64_t value = 0;
+  run_timed(state, [&] {
+    ++value;
+    halo_submit(device.get(), nullptr, 0, done.get(), value, nullptr);
+    halo_wait(done.get(), value);
+  });
+}
+
+// Submit first (a wait before its signal, which timeline semaphores allow),
+// then signal from the host, then wait for the submission's own signal.
+void host_signal_wake_native(benchmark::State& state) {
+  PinTimedThread pin;
+  const RawDevice& raw = raw_device();
+  RawSemaphore gate;
+  RawSemaphore done;
+  uint64_t value = 0;
+  run_timed(state, [&] {
+    ++value;
+    raw_submit(raw, gate.get(), value, done.get(), value, VK_NULL_HANDLE);
+    raw_signal(raw, gate.get(), value);
+    raw_wait(raw, done.get(), value);
+  });
+  raw_finish_run(raw);
+}
+
+void host_signal_wake_halo(benchmark::State& state) {
+  HaloDeviceScope device;
+  PinTimedThread pin;
+  HaloSemaphore gate(device.get());
+  HaloSemaphore done(device.get());
+  uint64_t value = 0;
+  run_timed(state, [&] {
+    ++value;
+    halo_submit(device.get(), gate.get(), value, done.get(), value, nullptr);
+    check_halo(halo_semaphore_signal(gate.get(), value),
+               "halo_semaphore_signal");
+    halo_wait(done.get(), value);
+  });
+}
+
+}  // namespace halo::bench
