@@ -94,8 +94,14 @@ halo_device_t* Context::create_device(halo_driver_t* driver, size_t index) {
   info.struct_size = sizeof(info);
   halo_status_t status = halo_driver_query_device_info(driver, index, &info);
   if (status != nullptr) {
+    // The driver's description says why a device may be missing in this
+    // process (a platform that failed to start, say).
+    halo_driver_info_t driver_info = {};
+    driver_info.struct_size = sizeof(driver_info);
+    halo_status_free(halo_driver_query_info(driver, &driver_info));
     fail(__FILE__, __LINE__, "halo_driver_query_device_info returned " +
-                                 take_status_text(status));
+                                 take_status_text(status) + " (driver: " +
+                                 driver_info.description + ")");
   }
   halo_device_t* device = nullptr;
   status = halo_driver_create_device(driver, info.device_id, nullptr, &device);

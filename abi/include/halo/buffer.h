@@ -11,7 +11,10 @@
 #include "halo/object.h"
 #include "halo/status.h"
 
-/* Memory types; a device reports which it offers in its capabilities. */
+/* Memory types; a device reports which it offers in its capabilities, as the
+ * union of its memory types' bits. Every bit it reports allocates alone; a
+ * combination allocates when one of its memory types has every bit of it,
+ * and is INVALID_ARGUMENT otherwise (DEVICE_LOCAL|HOST_CACHED on most GPUs). */
 typedef uint32_t halo_memory_type_t;
 #define HALO_MEMORY_TYPE_DEVICE_LOCAL ((halo_memory_type_t)1u << 0)
 #define HALO_MEMORY_TYPE_HOST_VISIBLE ((halo_memory_type_t)1u << 1)
