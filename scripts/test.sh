@@ -61,7 +61,7 @@ if [ "$sanitizers" = 1 ]; then
     run_ctest build-asan
   build build-tsan -DHALO_SANITIZER=thread -DCMAKE_BUILD_TYPE=Debug \
     -DHALO_BUILD_BENCHMARKS=OFF -DHALO_BUILD_EXAMPLES=OFF
-  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(pwd)/tests/sanitizers/tsan.supp \
     run_ctest build-tsan
 fi
 

@@ -88,7 +88,8 @@ struct Job {
 // How the worker ended, in words ("died of signal 6 (Aborted)", "exited with
 // code 1"), or "" for a clean exit. Under a sanitizer a fault or a leak
 // becomes a report and an exit code rather than a signal, so the report's
-// summary line (or UBSan's "runtime error" line) is quoted.
+// summary line (or UBSan's "runtime error" line, or the report's first
+// line) is quoted.
 std::string describe_end(const ProcessResult& process) {
   std::string text;
   if (process.signal != 0) {
@@ -99,7 +100,9 @@ std::string describe_end(const ProcessResult& process) {
   } else {
     return text;
   }
-  for (const char* key : {"SUMMARY: ", "runtime error: "}) {
+  // "ERROR: " last: a sanitizer that dies of a nested fault prints no
+  // summary, only its first line ("ERROR: ThreadSanitizer: SEGV on …").
+  for (const char* key : {"SUMMARY: ", "runtime error: ", "ERROR: "}) {
     const size_t at = process.output.rfind(key);
     if (at == std::string::npos) continue;
     const size_t line = process.output.rfind('\n', at);

@@ -6,6 +6,7 @@
 #include <bit>
 
 #include "device.hpp"
+#include "exit_guard.hpp"
 #include "vk_status.hpp"
 
 namespace halo::vk {
@@ -16,7 +17,7 @@ using ull = unsigned long long;
 void destroy_buffer(halo_object_t* object) {
   auto* buffer = reinterpret_cast<Buffer*>(object);
   sdk::Host host = buffer->device()->host;
-  host.destroy(buffer);
+  destroy_in_driver(host, buffer);
 }
 
 Buffer* cast(halo_buffer_t* buffer) { return reinterpret_cast<Buffer*>(buffer); }

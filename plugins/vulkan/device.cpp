@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "buffer.hpp"
+#include "exit_guard.hpp"
 #include "command_buffer.hpp"
 #include "driver.hpp"
 #include "executable.hpp"
@@ -34,7 +35,7 @@ halo_status_t copy_versioned(sdk::Host host, const T& full, T* out) {
 void destroy_device(halo_object_t* object) {
   Device* device = reinterpret_cast<Device*>(object);
   sdk::Host host = device->host;
-  host.destroy(device);
+  destroy_in_driver(host, device);
 }
 
 halo_status_t query_info(halo_device_t* device, halo_device_info_t* out_info) {
