@@ -6,7 +6,6 @@
 #include <bit>
 
 #include "device.hpp"
-#include "exit_guard.hpp"
 #include "vk_status.hpp"
 
 namespace halo::vk {
@@ -17,7 +16,7 @@ using ull = unsigned long long;
 void destroy_buffer(halo_object_t* object) {
   auto* buffer = reinterpret_cast<Buffer*>(object);
   sdk::Host host = buffer->device()->host;
-  destroy_in_driver(host, buffer);
+  host.destroy(buffer);
 }
 
 Buffer* cast(halo_buffer_t* buffer) { return reinterpret_cast<Buffer*>(buffer); }

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "buffer.hpp"
-#include "exit_guard.hpp"
 #include "device.hpp"
 #include "executable.hpp"
 #include "vk_status.hpp"
@@ -32,7 +31,7 @@ CommandBuffer* cast(halo_command_buffer_t* command_buffer) {
 void destroy_command_buffer(halo_object_t* object) {
   auto* command_buffer = reinterpret_cast<CommandBuffer*>(object);
   sdk::Host host = command_buffer->device()->host;
-  destroy_in_driver(host, command_buffer);
+  host.destroy(command_buffer);
 }
 
 halo_status_t begin(halo_command_buffer_t* command_buffer) {

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "buffer.hpp"
-#include "exit_guard.hpp"
 #include "command_buffer.hpp"
 #include "driver.hpp"
 #include "executable.hpp"
@@ -35,7 +34,7 @@ halo_status_t copy_versioned(sdk::Host host, const T& full, T* out) {
 void destroy_device(halo_object_t* object) {
   Device* device = reinterpret_cast<Device*>(object);
   sdk::Host host = device->host;
-  destroy_in_driver(host, device);
+  host.destroy(device);
 }
 
 halo_status_t query_info(halo_device_t* device, halo_device_info_t* out_info) {

@@ -33,7 +33,7 @@ void append(char* out, size_t capacity, const char* format, ...) {
 void destroy_driver(halo_object_t* object) {
   Driver* driver = reinterpret_cast<Driver*>(object);
   sdk::Host host = driver->host;
-  destroy_in_driver(host, driver);
+  host.destroy(driver);
 }
 
 halo_status_t query_info(halo_driver_t* driver, halo_driver_info_t* out_info) {

@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "device.hpp"
-#include "exit_guard.hpp"
 #include "vk_status.hpp"
 
 namespace halo::vk {
@@ -17,7 +16,7 @@ constexpr char kCreate[] = "halo_executable_create";
 void destroy_executable(halo_object_t* object) {
   auto* executable = reinterpret_cast<Executable*>(object);
   sdk::Host host = executable->device()->host;
-  destroy_in_driver(host, executable);
+  host.destroy(executable);
 }
 
 Executable* cast(halo_executable_t* executable) {

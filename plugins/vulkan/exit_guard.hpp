@@ -16,8 +16,6 @@
 
 #include <atomic>
 
-#include "halo/sdk/host.hpp"
-
 namespace halo::vk {
 
 class Wake;
@@ -39,18 +37,6 @@ void end_driver_use() noexcept;
 // it holds before the process ends. Returns at once when not exiting.
 void park_while_exiting(const std::atomic<bool>& stop) noexcept;
 void unpark_exit_parked() noexcept;
-
-// Destroys |object| (a vtable's destroy entry) through |host|, as a stretch
-// of driver use: the last reference may be dropped on any thread, another
-// plugin's included, and the exit handler then waits for the teardown to
-// leave the driver. Once the process is exiting the object is left to its
-// end instead.
-template <typename T>
-void destroy_in_driver(sdk::Host host, T* object) noexcept {
-  if (!begin_driver_use()) return;
-  host.destroy(object);
-  end_driver_use();
-}
 
 // The wake semaphores the exit handler signals so that threads sleeping in
 // vkWaitSemaphores come out of the driver. unregister returns only once no

@@ -3,7 +3,6 @@
 #include "semaphore.hpp"
 
 #include "device.hpp"
-#include "exit_guard.hpp"
 #include "queue.hpp"
 #include "vk_status.hpp"
 
@@ -18,7 +17,7 @@ constexpr size_t kInlineWaits = 16;
 void destroy_semaphore(halo_object_t* object) {
   auto* semaphore = reinterpret_cast<Semaphore*>(object);
   sdk::Host host = semaphore->host;
-  destroy_in_driver(host, semaphore);
+  host.destroy(semaphore);
 }
 
 halo_status_t query(halo_semaphore_t* semaphore, uint64_t* out_value) {
