@@ -2,8 +2,6 @@
 // signals.
 #include "semaphore.hpp"
 
-#include "halo/sdk/futex.hpp"
-
 namespace halo::cl {
 namespace {
 
@@ -59,45 +57,6 @@ const halo_semaphore_vtable_t kSemaphoreVtable = {
 };
 
 }  // namespace
-
-halo_status_t WaitableTimeline::settle(uint64_t payload, uint64_t value,
-                                       bool* done) noexcept {
-  if (payload >= HALO_SEMAPHORE_FAILURE_VALUE) {
-    *done = true;
-    return clone_failure();
-  }
-  *done = payload >= value;
-  return HALO_OK;
-}
-
-halo_status_t WaitableTimeline::wait(uint64_t value,
-                                     halo_time_ns_t deadline) noexcept {
-  bool done = false;
-  halo_status_t result = settle(payload(), value, &done);
-  if (done) return result;
-  if (deadline == HALO_DEADLINE_INFINITE_PAST) {
-    return host().status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
-  }
-  for (;;) {
-    waiters_.fetch_add(1, std::memory_order_seq_cst);
-    uint32_t epoch = epoch_.load(std::memory_order_seq_cst);
-    result = settle(payload(std::memory_order_seq_cst), value, &done);
-    bool in_time = done || sdk::futex_wait(&epoch_, epoch, deadline);
-    waiters_.fetch_sub(1, std::memory_order_relaxed);
-    if (done) return result;
-    // The payload decides first: a value that arrived right at the
-    // deadline still counts.
-    result = settle(payload(), value, &done);
-    if (done) return result;
-    if (!in_time) return host().status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
-  }
-}
-
-void WaitableTimeline::on_changed(uint64_t) noexcept {
-  if (waiters_.load(std::memory_order_seq_cst) == 0) return;
-  epoch_.fetch_add(1, std::memory_order_seq_cst);
-  sdk::futex_wake_all(&epoch_);
-}
 
 Semaphore::Semaphore(sdk::Host host, const Api* api, halo_device_t* device,
                      cl_context context, uint64_t initial_value)
@@ -195,6 +154,18 @@ cl_event Semaphore::find_signal_event(cl_context wanted_context,
   // unlinking.
   if (api->clRetainEvent(best->event) != CL_SUCCESS) return nullptr;
   return best->event;
+}
+
+halo_status_t wait_semaphores(sdk::Host host, halo_wait_mode_t mode,
+                              size_t count,
+                              halo_semaphore_t* const* semaphores,
+                              const uint64_t* values,
+                              halo_time_ns_t deadline) noexcept {
+  return sdk::wait_timelines(host, mode, count, semaphores, values, deadline,
+                             [](halo_semaphore_t* semaphore) noexcept
+                                 -> sdk::WaitableTimeline& {
+                               return Semaphore::cast(semaphore)->timeline;
+                             });
 }
 
 }  // namespace halo::cl

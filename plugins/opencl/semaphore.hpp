@@ -16,37 +16,13 @@
 #include "cl_library.hpp"
 #include "halo/device.h"
 #include "halo/sdk/host.hpp"
-#include "halo/sdk/timeline.hpp"
+#include "halo/sdk/waitable_timeline.hpp"
 #include "halo/semaphore.h"
 
 namespace halo::cl {
 
-// The timeline core with blocking host waits.
-//
-// Waiters announce themselves in waiters_ and sleep on epoch_; a payload
-// change bumps epoch_ and wakes them only when someone is announced. The
-// announcement and the payload store are both seq_cst (a Dekker pair), so
-// no wake-up is lost and signals with nobody waiting make no system call.
-class WaitableTimeline final : public sdk::Timeline {
- public:
-  using Timeline::Timeline;
-
-  // Blocks until the payload reaches |value| (OK), |deadline| passes
-  // (DEADLINE_EXCEEDED) or the timeline fails (a copy of the failure). A
-  // poll allocates nothing and makes no system call. Thread-safe.
-  halo_status_t wait(uint64_t value, halo_time_ns_t deadline) noexcept;
-
- protected:
-  void on_changed(uint64_t payload) noexcept override;
-
- private:
-  // Sets |*done| when |payload| settles a wait for |value|; returns the
-  // wait's result then (OK or a copy of the failure).
-  halo_status_t settle(uint64_t payload, uint64_t value, bool* done) noexcept;
-
-  std::atomic<uint32_t> epoch_{0};
-  std::atomic<uint32_t> waiters_{0};
-};
+// The timeline core with futex-blocking host waits (the SDK's).
+using WaitableTimeline = sdk::WaitableTimeline;
 
 // A pending device signal: a submission enqueued on |context| whose
 // completion event |event| will raise the semaphore to |value|. Storage
