@@ -81,6 +81,15 @@ Context::Context(halo_registry_t* registry, halo_driver_t* driver,
       peer_name_(std::move(peer_name)) {}
 
 Context::~Context() {
+  // Work a case left in flight finishes before the worker tears down and
+  // exits, so that no plugin thread is still releasing another plugin's
+  // objects (a foreign semaphore a submission retained) while exit() runs.
+  // Cases about releasing with work in flight do that themselves.
+  for (halo_device_t* device : {device_, second_device_, foreign_device_}) {
+    if (device != nullptr) {
+      halo_status_free(halo_device_wait_idle(device, deadline_in_ms(kGenerousMs)));
+    }
+  }
   for (halo_semaphore_t* semaphore : semaphores_) {
     halo_semaphore_release(semaphore);
   }
