@@ -9,6 +9,7 @@
 
 #include <chrono>
 
+#include "halo/sdk/intrusive_list.hpp"
 #include "command_buffer.hpp"
 #include "device.hpp"
 #include "halo/sdk/library_pin.hpp"
@@ -119,31 +120,17 @@ halo_status_t Queue::execute(Device* device,
 void Queue::track(Submission* submission) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   submission->sequence = next_sequence_++;
-  submission->previous_in_flight = in_flight_tail_;
-  if (in_flight_tail_ != nullptr) {
-    in_flight_tail_->next_in_flight = submission;
-  } else {
-    in_flight_head_ = submission;
-  }
-  in_flight_tail_ = submission;
+  sdk::list_push_back<&Submission::previous_in_flight, &Submission::next_in_flight>(
+      in_flight_head_, in_flight_tail_, submission);
 }
 
 void Queue::untrack(Submission* submission) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
-  Submission* previous = submission->previous_in_flight;
-  Submission* next = submission->next_in_flight;
-  if (previous != nullptr) {
-    previous->next_in_flight = next;
-  } else {
-    in_flight_head_ = next;
-  }
-  if (next != nullptr) {
-    next->previous_in_flight = previous;
-  } else {
-    in_flight_tail_ = previous;
-  }
+  const bool was_oldest =
+      sdk::list_remove<&Submission::previous_in_flight, &Submission::next_in_flight>(
+          in_flight_head_, in_flight_tail_, submission);
   // Only the oldest submission's release can end a wait_idle.
-  if (previous == nullptr) progress_.notify_all();
+  if (was_oldest) progress_.notify_all();
 }
 
 void Queue::post_finished(Submission* submission) noexcept {

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "halo/sdk/intrusive_list.hpp"
 #include "command_buffer.hpp"
 #include "device.hpp"
 #include "semaphore.hpp"
@@ -188,31 +189,15 @@ void Queue::classify(Submission* submission) noexcept {
   }
   if (!deferred) return;
   submission->deferred = true;
-  submission->previous_deferred = deferred_tail_;
-  submission->next_deferred = nullptr;
-  if (deferred_tail_ != nullptr) {
-    deferred_tail_->next_deferred = submission;
-  } else {
-    deferred_head_ = submission;
-  }
-  deferred_tail_ = submission;
+  sdk::list_push_back<&Submission::previous_deferred, &Submission::next_deferred>(
+      deferred_head_, deferred_tail_, submission);
 }
 
 void Queue::unlink_deferred(Submission* submission) noexcept {
   if (!submission->deferred) return;
   submission->deferred = false;
-  Submission* previous = submission->previous_deferred;
-  Submission* next = submission->next_deferred;
-  if (previous != nullptr) {
-    previous->next_deferred = next;
-  } else {
-    deferred_head_ = next;
-  }
-  if (next != nullptr) {
-    next->previous_deferred = previous;
-  } else {
-    deferred_tail_ = previous;
-  }
+  sdk::list_remove<&Submission::previous_deferred, &Submission::next_deferred>(
+      deferred_head_, deferred_tail_, submission);
 }
 
 void Queue::process_ready(Submission* submission) noexcept {
@@ -356,31 +341,17 @@ void Queue::finish(Submission* submission) noexcept {
 void Queue::track(Submission* submission) noexcept {
   std::lock_guard<std::mutex> lock(track_mutex_);
   submission->sequence = next_sequence_++;
-  submission->previous_tracked = tracked_tail_;
-  submission->next_tracked = nullptr;
-  if (tracked_tail_ != nullptr) {
-    tracked_tail_->next_tracked = submission;
-  } else {
-    tracked_head_ = submission;
-  }
-  tracked_tail_ = submission;
+  sdk::list_push_back<&Submission::previous_tracked, &Submission::next_tracked>(
+      tracked_head_, tracked_tail_, submission);
 }
 
 void Queue::untrack(Submission* submission) noexcept {
   std::lock_guard<std::mutex> lock(track_mutex_);
-  Submission* previous = submission->previous_tracked;
-  Submission* next = submission->next_tracked;
-  if (previous != nullptr) {
-    previous->next_tracked = next;
-  } else {
-    tracked_head_ = next;
-  }
-  if (next != nullptr) {
-    next->previous_tracked = previous;
-  } else {
-    tracked_tail_ = previous;
-  }
-  if (previous == nullptr) progress_.notify_all();
+  const bool was_oldest =
+      sdk::list_remove<&Submission::previous_tracked, &Submission::next_tracked>(
+          tracked_head_, tracked_tail_, submission);
+  // Only the oldest submission's end can end a wait_idle.
+  if (was_oldest) progress_.notify_all();
 }
 
 halo_status_t Queue::wait_idle(halo_time_ns_t deadline) noexcept {
