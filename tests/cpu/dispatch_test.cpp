@@ -4,8 +4,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
 #include <set>
 
 #include "work_test_util.hpp"
@@ -106,15 +107,31 @@ TEST_F(DispatchTest, WorkgroupsRunConcurrentlyOnThePoolAndTheQueueWorker) {
 }
 
 // The thread that signals a submission's semaphores is the queue's worker;
-// a timepoint callback on the signal records it.
-struct SignallingThread {
-  std::atomic<uint32_t> tid{0};
+// a timepoint callback on the signal records it. Waiters on the semaphore
+// may be released before the callback has run, so the test waits for the
+// callback itself. It notifies while holding the lock, so the waiter cannot
+// return and destroy this object while the callback still touches it.
+class SignallingThread {
+ public:
   static void callback(void* user_data, halo_timepoint_t*,
                        halo_status_t status) {
     halo_status_free(status);
-    static_cast<SignallingThread*>(user_data)->tid.store(
-        static_cast<uint32_t>(syscall(SYS_gettid)));
+    auto* self = static_cast<SignallingThread*>(user_data);
+    std::lock_guard<std::mutex> lock(self->mutex_);
+    self->tid_ = static_cast<uint32_t>(syscall(SYS_gettid));
+    self->recorded_.notify_all();
   }
+
+  uint32_t wait_for_tid() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    recorded_.wait(lock, [this] { return tid_ != 0; });
+    return tid_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable recorded_;
+  uint32_t tid_ = 0;
 };
 
 TEST_F(DispatchTest, OneWorkgroupRunsInlineOnTheQueueWorker) {
@@ -142,8 +159,7 @@ TEST_F(DispatchTest, OneWorkgroupRunsInlineOnTheQueueWorker) {
                                 {1}, device.get()));
   HALO_EXPECT_OK(
       halo_semaphore_wait(done.get(), 1, HALO_DEADLINE_INFINITE_FUTURE));
-  EXPECT_NE(signaller.tid.load(), 0u);
-  EXPECT_EQ(map<uint32_t>(tids.get())[0], signaller.tid.load());
+  EXPECT_EQ(map<uint32_t>(tids.get())[0], signaller.wait_for_tid());
 }
 
 // Workgroups of many dispatches only ever run on the same few threads:
