@@ -91,6 +91,7 @@ Executable::~Executable() {
     entry_points[i].~EntryPoint();
   }
   host.deallocate(entry_points);
+  host.free(arg_info_refusal_);
   if (program != nullptr) api->clReleaseProgram(program);
   host.release(sdk::as_object(device->handle()));
 }
@@ -148,7 +149,35 @@ halo_status_t Executable::build(const halo_executable_params_t& params) noexcept
   }
   code = api->clBuildProgram(program, 1, &description.device, kBuildOptions,
                              nullptr, nullptr);
-  if (code != CL_SUCCESS) return build_failure(code);
+  if (code == CL_SUCCESS) return HALO_OK;
+  halo_status_t refusal = build_failure(code);
+  // NVIDIA's compiler (driver 580) emits PTX that its own assembler rejects
+  // for a program whose kernels take no parameters when asked to keep
+  // argument info. Such kernels need none: build again without it, and keep
+  // the first failure for a kernel that turns out to have parameters.
+  code = api->clBuildProgram(program, 1, &description.device, "", nullptr,
+                             nullptr);
+  if (code != CL_SUCCESS) return refusal;
+  arg_info_refusal_ = refusal;
+  return HALO_OK;
+}
+
+halo_status_t Executable::check_parameterless(const cl_kernel* kernels,
+                                              cl_uint count) noexcept {
+  for (cl_uint i = 0; i < count; ++i) {
+    cl_uint parameters = 0;
+    cl_int code = api->clGetKernelInfo(kernels[i], CL_KERNEL_NUM_ARGS,
+                                       sizeof(parameters), &parameters,
+                                       nullptr);
+    HALO_CL_RETURN_IF_ERROR(host, "clGetKernelInfo(CL_KERNEL_NUM_ARGS)", code);
+    if (parameters == 0) continue;
+    halo_status_t refusal = arg_info_refusal_;
+    arg_info_refusal_ = nullptr;
+    return host.annotate(refusal,
+                         "the program builds only without "
+                         "-cl-kernel-arg-info, which halo needs to read "
+                         "kernel parameters");
+  }
   return HALO_OK;
 }
 
@@ -176,6 +205,9 @@ halo_status_t Executable::load_entry_points() {
   code = api->clCreateKernelsInProgram(program, count, kernels, nullptr);
   HALO_CL_RETURN_IF_ERROR(host, "clCreateKernelsInProgram", code);
   for (cl_uint i = 0; i < count; ++i) entry_points[i].kernel = kernels[i];
+  if (arg_info_refusal_ != nullptr) {
+    HALO_SDK_RETURN_IF_ERROR(check_parameterless(kernels, count));
+  }
   for (cl_uint i = 0; i < count; ++i) {
     HALO_SDK_RETURN_IF_ERROR(describe_kernel(
         host, *api, device->description->device, &entry_points[i]));

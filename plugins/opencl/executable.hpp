@@ -77,6 +77,12 @@ struct Executable {
   halo_status_t build(const halo_executable_params_t& params) noexcept;
   halo_status_t build_failure(cl_int code) noexcept;
   halo_status_t load_entry_points();
+  halo_status_t check_parameterless(const cl_kernel* kernels,
+                                    cl_uint count) noexcept;
+
+  // Set when the program built only without -cl-kernel-arg-info: that
+  // build's failure, returned if a kernel turns out to need argument info.
+  halo_status_t arg_info_refusal_ = nullptr;
 };
 
 }  // namespace halo::cl

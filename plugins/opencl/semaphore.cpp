@@ -2,6 +2,8 @@
 // signals.
 #include "semaphore.hpp"
 
+#include "submission.hpp"
+
 namespace halo::cl {
 namespace {
 
@@ -27,7 +29,14 @@ void fail(halo_semaphore_t* semaphore, halo_status_t status) {
 
 halo_status_t wait(halo_semaphore_t* semaphore, uint64_t value,
                    halo_time_ns_t deadline) {
-  return Semaphore::cast(semaphore)->timeline.wait(value, deadline);
+  Semaphore* self = Semaphore::cast(semaphore);
+  // Only a wait without a deadline may block on an event: clWaitForEvents
+  // takes no timeout.
+  if (deadline == HALO_DEADLINE_INFINITE_FUTURE &&
+      self->timeline.payload() < value) {
+    self->await_device_signal(value);
+  }
+  return self->timeline.wait(value, deadline);
 }
 
 halo_status_t acquire_timepoint(halo_semaphore_t* semaphore,
@@ -137,9 +146,8 @@ void Semaphore::unlink_signal(DeviceSignal* signal) noexcept {
   signal->previous = signal->next = nullptr;
 }
 
-cl_event Semaphore::find_signal_event(cl_context wanted_context,
-                                      uint64_t value) noexcept {
-  std::lock_guard<std::mutex> lock(mutex_);
+DeviceSignal* Semaphore::lowest_issued_signal(cl_context wanted_context,
+                                              uint64_t value) noexcept {
   // From the highest value down to |value|: the last match is the lowest.
   DeviceSignal* best = nullptr;
   for (DeviceSignal* signal = signals_tail_;
@@ -149,6 +157,13 @@ cl_event Semaphore::find_signal_event(cl_context wanted_context,
     if (!signal->issued->load(std::memory_order_acquire)) continue;
     best = signal;
   }
+  return best;
+}
+
+cl_event Semaphore::find_signal_event(cl_context wanted_context,
+                                      uint64_t value) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  DeviceSignal* best = lowest_issued_signal(wanted_context, value);
   if (best == nullptr) return nullptr;
   // Retained under the lock: the owner releases its reference only after
   // unlinking.
@@ -156,11 +171,36 @@ cl_event Semaphore::find_signal_event(cl_context wanted_context,
   return best->event;
 }
 
+void Semaphore::await_device_signal(uint64_t value) noexcept {
+  Submission* submission = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    DeviceSignal* best = lowest_issued_signal(context, value);
+    if (best == nullptr) return;
+    // Held under the lock: a submission unlinks its signals before it lets
+    // go of itself, so a linked signal's submission is alive here.
+    submission = best->submission;
+    submission->hold();
+  }
+  submission->complete_when_done();
+  submission->drop();
+}
+
 halo_status_t wait_semaphores(sdk::Host host, halo_wait_mode_t mode,
                               size_t count,
                               halo_semaphore_t* const* semaphores,
                               const uint64_t* values,
                               halo_time_ns_t deadline) noexcept {
+  // Waiting for all without a deadline: each value an issued submission
+  // will reach is awaited on its event first (see await_device_signal).
+  if (mode == HALO_WAIT_MODE_ALL && deadline == HALO_DEADLINE_INFINITE_FUTURE) {
+    for (size_t i = 0; i < count; ++i) {
+      Semaphore* semaphore = Semaphore::cast(semaphores[i]);
+      if (semaphore->timeline.payload() < values[i]) {
+        semaphore->await_device_signal(values[i]);
+      }
+    }
+  }
   return sdk::wait_timelines(host, mode, count, semaphores, values, deadline,
                              [](halo_semaphore_t* semaphore) noexcept
                                  -> sdk::WaitableTimeline& {

@@ -6,6 +6,12 @@
 // here as a pending device signal, so that a later submission of the same
 // context waits on that event directly (device-side chaining); any other
 // wait becomes a timepoint that completes a user event (see submission.hpp).
+//
+// A blocking host wait uses the same list: when an issued submission will
+// raise the semaphore to the value waited for, the waiter waits on that
+// submission's completion event and completes the submission itself,
+// rather than waiting for OpenCL's CL_COMPLETE callback, which some drivers
+// (NVIDIA's) deliver milliseconds after the event completed.
 #ifndef HALO_OPENCL_SEMAPHORE_HPP_
 #define HALO_OPENCL_SEMAPHORE_HPP_
 
@@ -20,6 +26,8 @@
 #include "halo/semaphore.h"
 
 namespace halo::cl {
+
+class Submission;
 
 // The timeline core with futex-blocking host waits (the SDK's).
 using WaitableTimeline = sdk::WaitableTimeline;
@@ -39,6 +47,8 @@ struct DeviceSignal {
   // be chained on: a submission still waiting on the host could be waiting,
   // transitively, for the very submission that would chain on it.
   const std::atomic<bool>* issued = nullptr;
+  // The submission that owns the signal.
+  Submission* submission = nullptr;
 };
 
 // A semaphore object. The header comes first so the handle and the object
@@ -89,7 +99,20 @@ struct Semaphore {
   // waiting on the one before costs O(1) a link.
   cl_event find_signal_event(cl_context context, uint64_t value) noexcept;
 
+  // When an issued pending signal will raise the semaphore to |value| or
+  // more, blocks until its submission's work is done and completes that
+  // submission at once (see the file comment); returns at once otherwise.
+  // Either way the caller then waits on the timeline as usual, which also
+  // covers failed work. May only be called where a host wait may block
+  // without a deadline.
+  void await_device_signal(uint64_t value) noexcept;
+
  private:
+  // The issued pending signal of |context| with the lowest value at or
+  // above |value|, or NULL. Called with mutex_ held.
+  DeviceSignal* lowest_issued_signal(cl_context context,
+                                     uint64_t value) noexcept;
+
   std::mutex mutex_;
   DeviceSignal* signals_ = nullptr;  // The lowest value first.
   DeviceSignal* signals_tail_ = nullptr;

@@ -268,6 +268,7 @@ void Submission::link_signals() noexcept {
     signal.context = device_->context();
     signal.event = completion_;
     signal.issued = &issued_;
+    signal.submission = this;
     own->link_signal(&signal);
     signal_linked_[i] = true;
   }
@@ -342,7 +343,7 @@ void Submission::fire() noexcept {
       if (status != HALO_OK) {
         record_failure(status);
         abandon();
-        queue_->post_finished(this);
+        drop();
         return;
       }
       link_signals();
@@ -352,7 +353,7 @@ void Submission::fire() noexcept {
   }
   // A wait failed: nothing enqueued may run. The worker fails the signals.
   abandon();
-  queue_->post_finished(this);
+  drop();
 }
 
 void Submission::issue() noexcept {
@@ -374,7 +375,7 @@ void Submission::issue() noexcept {
     issued_.store(false, std::memory_order_release);
     record_failure(cl_status(host_, "clSetEventCallback", code));
     if (gate != nullptr) set_event_status(api, gate, kGateFailed);
-    queue_->post_finished(this);
+    drop();
     return;
   }
   if (gate != nullptr) {
@@ -423,10 +424,61 @@ halo_status_t Submission::chained_failure() noexcept {
 void CL_CALLBACK Submission::on_complete(cl_event, cl_int status,
                                          void* user_data) {
   sdk::pin_library_to_current_thread();
-  static_cast<Submission*>(user_data)->complete(status);
+  auto* self = static_cast<Submission*>(user_data);
+  self->complete(status);
+  self->drop();
+}
+
+void Submission::hold() noexcept {
+  holders_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Submission::drop() noexcept {
+  if (holders_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    queue_->post_finished(this);
+  }
+}
+
+void Submission::complete_when_done() noexcept {
+  if (completed_.load(std::memory_order_acquire)) return;
+  // The completion event is held until the worker finishes the submission,
+  // which cannot happen while this thread holds it.
+  if (api_->clWaitForEvents(1, &completion_) != CL_SUCCESS) return;
+  cl_int status = CL_QUEUED;
+  if (api_->clGetEventInfo(completion_, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                           sizeof(status), &status, nullptr) != CL_SUCCESS ||
+      status != CL_COMPLETE) {
+    return;
+  }
+  complete(CL_COMPLETE);
+}
+
+void Submission::signal_all() noexcept {
+  for (size_t i = 0; i < signal_count_; ++i) {
+    halo_semaphore_t* semaphore = signal_semaphores_[i];
+    const uint64_t value = signal_values_[i];
+    const halo_semaphore_vtable_t* vtable = sdk::semaphore_vtable(semaphore);
+    halo_status_t error = vtable->signal(semaphore, value);
+    if (error == HALO_OK) continue;
+    // A later submission that a waiting host thread completed early (see
+    // Semaphore::await_device_signal) may have raised it past |value|
+    // already: that is the order of completion, not an error.
+    uint64_t current = 0;
+    halo_status_t state = vtable->query(semaphore, &current);
+    if (state == HALO_OK && current >= value) {
+      host_.free(error);
+      continue;
+    }
+    host_.free(state);
+    host_.log(HALO_LOG_LEVEL_WARN, "queue submission %llu: signal semaphore "
+              "%zu: %s", static_cast<unsigned long long>(sequence), i,
+              host_.message(error));
+    host_.free(error);
+  }
 }
 
 void Submission::complete(cl_int status) noexcept {
+  if (completed_.exchange(true, std::memory_order_acq_rel)) return;
   // A chained wait's semaphore may have been failed by the host while its
   // signaller ran: the signals fail all the same.
   halo_status_t failure = chained_failure();
@@ -442,17 +494,10 @@ void Submission::complete(cl_int status) noexcept {
     sdk::fail_semaphores(host_, signals, failure);
     record_failure(failure);
   } else {
-    halo_status_t error = sdk::signal_semaphores(host_, signals);
-    if (error != HALO_OK) {
-      host_.log(HALO_LOG_LEVEL_WARN, "queue submission %llu: %s",
-                static_cast<unsigned long long>(sequence),
-                host_.message(error));
-      host_.free(error);
-    }
+    signal_all();
   }
   signalled_ = true;
   unlink_signals();
-  queue_->post_finished(this);
 }
 
 void Submission::finish() noexcept {

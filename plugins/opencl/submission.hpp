@@ -22,6 +22,12 @@
 // is enqueued only when they are all reached (from the callback that
 // reaches the last), and it then joins the device signals.
 //
+// A host thread blocked on one of the signal values may finish the
+// completion first (Semaphore::await_device_signal): it holds the
+// submission, waits on the completion event and runs the same completion
+// the callback would. Whichever comes first signals; the submission goes to
+// the worker once the callback and every such holder have let go of it.
+//
 // The completion callback is registered only once every host-side wait is
 // reached: OpenCL implementations differ on whether a CL_COMPLETE callback
 // runs for a command that failed, so the plugin never registers one on an
@@ -71,6 +77,18 @@ class Submission {
   // releases everything but the device.
   void finish() noexcept;
 
+  // Keeps an issued submission from going to the worker until the matching
+  // drop. Called with the signal semaphore's lock held while one of its
+  // signals is linked, which is what makes the submission alive then.
+  void hold() noexcept;
+  // Lets go of a hold, or of the completion callback's share; the last one
+  // hands the submission to the worker.
+  void drop() noexcept;
+  // On a holder's thread: blocks until the completion event is done and,
+  // when the work succeeded, completes the submission now. Leaves a failed
+  // or refused event to the callback and the worker.
+  void complete_when_done() noexcept;
+
   // The queue's bookkeeping (guarded by the queue's mutex).
   uint64_t sequence = 0;
   Submission* next_ready = nullptr;
@@ -91,6 +109,7 @@ class Submission {
   void issue() noexcept;
   void fire() noexcept;
   void complete(cl_int status) noexcept;
+  void signal_all() noexcept;
   halo_status_t chained_failure() noexcept;
   void record_failure(halo_status_t status) noexcept;
   bool settle(uint64_t remove, uint64_t add) noexcept;
@@ -128,8 +147,13 @@ class Submission {
   cl_event gate_ = nullptr;
   cl_event completion_ = nullptr;
   bool holds_references_ = true;
-  // Set by the completion callback, which signalled (or failed) already.
+  // Set by the completion (callback or holder), which signalled (or failed)
+  // already.
   bool signalled_ = false;
+  // Set by the first completion; later ones do nothing.
+  std::atomic<bool> completed_{false};
+  // The completion callback's share plus one per hold.
+  std::atomic<uint32_t> holders_{1};
   // See DeviceSignal::issued.
   std::atomic<bool> issued_{false};
   // bit 0 FAILED, bit 1 REGISTERING, bits 2+ host-side waits not settled.
