@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace halo::vk {
@@ -159,9 +160,24 @@ halo_memory_type_t memory_type_bits(VkMemoryPropertyFlags flags) noexcept {
   return bits;
 }
 
+namespace {
+
+// Whether to wait on one semaphore at a time (Adapter::sliced_waits). Not
+// under the validation layer unless asked: Debian 12's layer (1.3.239)
+// tracks single-semaphore waits behind host signals made on other threads
+// and reports them after its 10 s timeout, which multi-semaphore waits avoid.
+bool wants_sliced_waits(VkDriverId driver, bool validating) noexcept {
+  const char* forced = secure_getenv("HALO_VULKAN_SLICED_WAITS");
+  if (forced != nullptr && std::strcmp(forced, "1") == 0) return true;
+  if (forced != nullptr && std::strcmp(forced, "0") == 0) return false;
+  return driver == VK_DRIVER_ID_MESA_LLVMPIPE && !validating;
+}
+
+}  // namespace
+
 bool describe_adapter(const InstanceFunctions& vki,
                       VkPhysicalDevice physical_device, halo_device_id_t id,
-                      Adapter* adapter, char* reason,
+                      bool validating, Adapter* adapter, char* reason,
                       size_t capacity) noexcept {
   VkPhysicalDeviceVulkan12Properties v12 = {};
   v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES;
@@ -205,6 +221,7 @@ bool describe_adapter(const InstanceFunctions& vki,
   vki.vkGetPhysicalDeviceMemoryProperties(physical_device, &adapter->memory);
   fill_info(core, v11, v12, id, &adapter->info);
   fill_capabilities(core, v11, v12, adapter);
+  adapter->sliced_waits = wants_sliced_waits(v12.driverID, validating);
   return true;
 }
 

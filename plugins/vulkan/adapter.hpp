@@ -33,14 +33,21 @@ struct Adapter {
   halo_device_capabilities_t capabilities = {};
   AdapterLimits limits;
   VkPhysicalDeviceMemoryProperties memory = {};
+  // The driver's vkWaitSemaphores(ANY) over several semaphores polls
+  // instead of sleeping (Mesa's lavapipe, which emulates timelines), so the
+  // plugin waits on one semaphore at a time, in slices (wait_any in
+  // wake.hpp). Off under the validation layer (adapter.cpp says why);
+  // HALO_VULKAN_SLICED_WAITS=1 or =0 forces it on or off.
+  bool sliced_waits = false;
 };
 
-// Describes |physical_device| as device |id|. Returns true when the plugin
-// can use it; otherwise writes why not ("<name> lacks timeline
-// semaphores") into |reason| (|capacity| bytes) and returns false.
+// Describes |physical_device| as device |id| (|validating|: the instance
+// has the validation layer). Returns true when the plugin can use it;
+// otherwise writes why not ("<name> lacks timeline semaphores") into
+// |reason| (|capacity| bytes) and returns false.
 bool describe_adapter(const InstanceFunctions& vki,
                       VkPhysicalDevice physical_device, halo_device_id_t id,
-                      Adapter* out_adapter, char* reason,
+                      bool validating, Adapter* out_adapter, char* reason,
                       size_t capacity) noexcept;
 
 // Returns the halo memory type bits of Vulkan |flags|.

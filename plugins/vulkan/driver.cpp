@@ -208,8 +208,9 @@ void Driver::enumerate(char* why, size_t capacity) noexcept {
   for (uint32_t i = 0; i < count; ++i) {
     Adapter* adapter = ::new (&adapters[adapter_count]) Adapter();
     char reason[160] = {};
-    if (describe_adapter(vki, physical_devices[i], adapter_count, adapter,
-                         reason, sizeof(reason))) {
+    if (describe_adapter(vki, physical_devices[i], adapter_count,
+                         validation_.layer_count > 0, adapter, reason,
+                         sizeof(reason))) {
       ++adapter_count;
     } else {
       append(skipped, sizeof(skipped), "%s%s", skipped_count ? ", " : "",

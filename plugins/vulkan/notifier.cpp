@@ -1,7 +1,8 @@
 // The queue's notification thread: one vkWaitSemaphores(ANY) over the wake
-// semaphore, the completion semaphore and every watched semaphore; on each
-// wake it hands ready submissions to the GPU, re-examines deferred ones,
-// finishes completed ones and fires timepoints.
+// semaphore, the completion semaphore and every watched semaphore (or, with
+// sliced waits, one of them at a time); on each wake it hands ready
+// submissions to the GPU, re-examines deferred ones, finishes completed ones
+// and fires timepoints.
 //
 // Lifetime: every submission and every watched semaphore holds a reference
 // to the device, so the device (and this queue) can only die when this
@@ -224,6 +225,10 @@ void Queue::watch(Semaphore* semaphore) noexcept {
 }
 
 void Queue::sleep(uint64_t wake_value) noexcept {
+  if (device_->adapter->sliced_waits) {
+    sleep_sliced(wake_value);
+    return;
+  }
   wait_semaphores_.clear();
   wait_values_.clear();
   try {
@@ -256,14 +261,46 @@ void Queue::sleep(uint64_t wake_value) noexcept {
   } catch (...) {
     host_.log(HALO_LOG_LEVEL_ERROR, "queue: out of memory while waiting");
   }
+  sleep_on(static_cast<uint32_t>(wait_semaphores_.size()),
+           wait_semaphores_.data(), wait_values_.data(), UINT64_MAX);
+}
+
+void Queue::sleep_sliced(uint64_t wake_value) noexcept {
+  // One semaphore at a time (Adapter::sliced_waits). With work in flight,
+  // the oldest submission's completion, a slice at a time so that wakes are
+  // seen too; watched semaphores change on the GPU only through work in
+  // flight, and their shadows catch up when it completes. Otherwise the
+  // wake semaphore: for as long as it takes when nothing is watched, and a
+  // slice at a time when something is, in case a watched semaphore's
+  // signal became visible only after its submission's completion.
+  VkSemaphore semaphore = device_->wake.semaphore();
+  uint64_t value = wake_value + 1;
+  uint64_t timeout = UINT64_MAX;
+  {
+    std::lock_guard<std::mutex> lock(schedule_mutex_);
+    if (in_flight_head_ != nullptr) {
+      semaphore = completion_;
+      value = in_flight_head_->completion_value;
+      timeout = kWaitSliceNs;
+    }
+  }
+  if (timeout == UINT64_MAX) {
+    std::lock_guard<std::mutex> lock(watch_mutex_);
+    if (!watched_.empty()) timeout = kWaitSliceNs;
+  }
+  sleep_on(1, &semaphore, &value, timeout);
+}
+
+void Queue::sleep_on(uint32_t count, const VkSemaphore* semaphores,
+                     const uint64_t* values, uint64_t timeout) noexcept {
   VkSemaphoreWaitInfo info = {};
   info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
   info.flags = VK_SEMAPHORE_WAIT_ANY_BIT;
-  info.semaphoreCount = static_cast<uint32_t>(wait_semaphores_.size());
-  info.pSemaphores = wait_semaphores_.data();
-  info.pValues = wait_values_.data();
+  info.semaphoreCount = count;
+  info.pSemaphores = semaphores;
+  info.pValues = values;
   VkResult result =
-      device_->vkd.vkWaitSemaphores(device_->device, &info, UINT64_MAX);
+      device_->vkd.vkWaitSemaphores(device_->device, &info, timeout);
   if (result != VK_SUCCESS && result != VK_TIMEOUT) {
     host_.log(HALO_LOG_LEVEL_ERROR, "queue: vkWaitSemaphores failed: %s (%d)",
               result_name(result), static_cast<int>(result));

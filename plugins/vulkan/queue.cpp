@@ -209,10 +209,15 @@ void Queue::process_ready(Submission* submission) noexcept {
       if (status == HALO_OK) {
         // The notification thread already waits for the next completion
         // number (see sleep); it only needs a nudge to look at the deferred
-        // submissions this hand-off may have made reachable.
-        if (deferred_head_ != nullptr) {
-          reevaluate_.store(true, std::memory_order_release);
-          if (t_notifier_queue != this) device_->wake.wake();
+        // submissions this hand-off may have made reachable. With sliced
+        // waits an idle notification thread sleeps on the wake semaphore
+        // alone, so the first submission in flight must wake it too.
+        const bool reachable = deferred_head_ != nullptr;
+        if (reachable) reevaluate_.store(true, std::memory_order_release);
+        const bool first_in_flight =
+            device_->adapter->sliced_waits && in_flight_head_ == submission;
+        if ((reachable || first_in_flight) && t_notifier_queue != this) {
+          device_->wake.wake();
         }
         return;
       }

@@ -92,6 +92,10 @@ class Queue {
   void refresh_watched() noexcept;
   bool release_finished() noexcept;
   void sleep(uint64_t wake_value) noexcept;
+  void sleep_sliced(uint64_t wake_value) noexcept;
+  // vkWaitSemaphores(ANY) over |count| pairs; logs a failure.
+  void sleep_on(uint32_t count, const VkSemaphore* semaphores,
+                const uint64_t* values, uint64_t timeout) noexcept;
 
   Device* const device_;
   sdk::Host host_;

@@ -67,17 +67,6 @@ halo_status_t deadline_exceeded(sdk::Host host) {
   return host.status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
 }
 
-// vkWaitSemaphores with the ANY flag over |count| pairs.
-VkResult wait_any(Device* device, uint32_t count, const VkSemaphore* semaphores,
-                  const uint64_t* values, uint64_t timeout) {
-  VkSemaphoreWaitInfo info = {};
-  info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
-  info.flags = VK_SEMAPHORE_WAIT_ANY_BIT;
-  info.semaphoreCount = count;
-  info.pSemaphores = semaphores;
-  info.pValues = values;
-  return device->vkd.vkWaitSemaphores(device->device, &info, timeout);
-}
 
 // One look at every pair of a multi-wait: a copy of the first failure found,
 // or OK with the number reached in |*reached| and the first unreached index
@@ -108,7 +97,8 @@ bool met(halo_wait_mode_t mode, size_t count, size_t reached) {
 // The blocking part of wait_semaphores, with |vk_semaphores| and |vk_values|
 // of room for count + 1 entries. An ANY wait sleeps on every unreached pair;
 // an ALL wait on its first unreached pair (values only grow, so the pairs
-// before it stay reached) — each plus the wake semaphore for failures.
+// before it stay reached) — each plus the wake semaphore for failures. With
+// sliced waits only the first of those is slept on, a slice at a time.
 halo_status_t block(Device* device, halo_wait_mode_t mode, size_t count,
                     halo_semaphore_t* const* semaphores, const uint64_t* values,
                     halo_time_ns_t deadline, VkSemaphore* vk_semaphores,
@@ -128,7 +118,9 @@ halo_status_t block(Device* device, halo_wait_mode_t mode, size_t count,
     }
     vk_semaphores[n] = device->wake.semaphore();
     vk_values[n++] = wake_value + 1;
-    VkResult result = wait_any(device, n, vk_semaphores, vk_values, timeout);
+    VkResult result =
+        wait_any(device->vkd, device->device, device->adapter->sliced_waits,
+                 n, vk_semaphores, vk_values, timeout);
     if (result != VK_SUCCESS && result != VK_TIMEOUT) {
       return vk_status(device->host, "vkWaitSemaphores", result);
     }
@@ -351,7 +343,9 @@ halo_status_t Semaphore::wait(uint64_t value,
     if (timeout == 0) return deadline_exceeded(host);
     const VkSemaphore semaphores[2] = {semaphore, device->wake.semaphore()};
     const uint64_t values[2] = {value, wake_value + 1};
-    VkResult result = wait_any(device, 2, semaphores, values, timeout);
+    VkResult result =
+        wait_any(device->vkd, device->device, device->adapter->sliced_waits,
+                 2, semaphores, values, timeout);
     if (result == VK_TIMEOUT) {
       if (failed()) return shadow.clone_failure();
       HALO_SDK_RETURN_IF_ERROR(native_value(&native));

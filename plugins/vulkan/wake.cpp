@@ -25,6 +25,27 @@ halo_status_t create_timeline_semaphore(sdk::Host host,
   return vk_status(host, "vkCreateSemaphore", result);
 }
 
+VkResult wait_any(const DeviceFunctions& vkd, VkDevice device, bool sliced,
+                  uint32_t count, const VkSemaphore* semaphores,
+                  const uint64_t* values, uint64_t timeout) noexcept {
+  bool slice_ends_early = false;
+  if (sliced) {
+    count = 1;
+    if (timeout > kWaitSliceNs) {
+      timeout = kWaitSliceNs;
+      slice_ends_early = true;
+    }
+  }
+  VkSemaphoreWaitInfo info = {};
+  info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+  info.flags = VK_SEMAPHORE_WAIT_ANY_BIT;
+  info.semaphoreCount = count;
+  info.pSemaphores = semaphores;
+  info.pValues = values;
+  VkResult result = vkd.vkWaitSemaphores(device, &info, timeout);
+  return result == VK_TIMEOUT && slice_ends_early ? VK_SUCCESS : result;
+}
+
 uint64_t timeout_until(sdk::Host host, halo_time_ns_t deadline) noexcept {
   if (deadline == HALO_DEADLINE_INFINITE_FUTURE) return UINT64_MAX;
   if (deadline == HALO_DEADLINE_INFINITE_PAST) return 0;

@@ -58,6 +58,21 @@ halo_status_t create_timeline_semaphore(sdk::Host host,
                                         uint64_t initial_value,
                                         VkSemaphore* out_semaphore) noexcept;
 
+// How long a sliced wait (Adapter::sliced_waits) sleeps on one semaphore
+// before its caller looks at everything again.
+constexpr uint64_t kWaitSliceNs = 1000000;
+
+// Waits until any of |count| (> 0) (semaphore, value) pairs is reached or
+// |timeout| ns pass, like vkWaitSemaphores with the ANY bit. When |sliced|,
+// it waits on the first pair alone, for at most kWaitSliceNs, and returns
+// VK_SUCCESS when the slice ends before |timeout|: the caller looks at every
+// pair again, as after any wake, so the others (the wake semaphore among
+// them) are noticed within one slice. So put the pair most likely to end
+// the wait first.
+VkResult wait_any(const DeviceFunctions& vkd, VkDevice device, bool sliced,
+                  uint32_t count, const VkSemaphore* semaphores,
+                  const uint64_t* values, uint64_t timeout) noexcept;
+
 // Converts an absolute halo deadline into vkWaitSemaphores' relative
 // timeout in nanoseconds (0 for a deadline already past).
 uint64_t timeout_until(sdk::Host host, halo_time_ns_t deadline) noexcept;
