@@ -2,6 +2,8 @@
 // the exiting flag.
 #include "exit_guard.hpp"
 
+#include <dlfcn.h>
+
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -45,14 +47,26 @@ void stop_driver_use_at_exit() {
   idle_condition().wait(lock, [] { return g_users == 0; });
 }
 
+// Keeps this library mapped until the process ends, as the Vulkan loader
+// and its drivers are (vulkan_api.cpp). glibc ties an atexit of a shared
+// object to its dlclose, but runtimes that intercept atexit (ThreadSanitizer
+// does) keep calling the handler at exit after the library is gone.
+void pin_this_library() noexcept {
+  Dl_info info = {};
+  if (dladdr(reinterpret_cast<void*>(&stop_driver_use_at_exit), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return;
+  }
+  void* self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  if (self != nullptr) dlclose(self);  // RTLD_NODELETE stays.
+}
+
 }  // namespace
 
 void install_exit_guard() noexcept {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_installed) return;
-  // atexit from a shared object is tied to it: if the plugin is unloaded
-  // first, the handler runs (harmlessly: nothing is registered then) at that
-  // dlclose instead.
+  pin_this_library();
   g_installed = std::atexit(&stop_driver_use_at_exit) == 0;
 }
 

@@ -22,7 +22,7 @@ class Wake;
 
 // Registers the exit handler once per process (after an instance has been
 // created, so that it runs before the handlers of the drivers the instance
-// loaded). Thread-safe.
+// loaded), and keeps the plugin mapped from then on. Thread-safe.
 void install_exit_guard() noexcept;
 
 // Brackets a stretch of driver calls on a plugin thread; brackets may nest.

@@ -293,14 +293,9 @@ void Queue::sleep_sliced(uint64_t wake_value) noexcept {
 
 void Queue::sleep_on(uint32_t count, const VkSemaphore* semaphores,
                      const uint64_t* values, uint64_t timeout) noexcept {
-  VkSemaphoreWaitInfo info = {};
-  info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
-  info.flags = VK_SEMAPHORE_WAIT_ANY_BIT;
-  info.semaphoreCount = count;
-  info.pSemaphores = semaphores;
-  info.pValues = values;
-  VkResult result =
-      device_->vkd.vkWaitSemaphores(device_->device, &info, timeout);
+  // Not sliced: the caller already chose what to sleep on, and for how long.
+  VkResult result = wait_any(device_->vkd, device_->device, /*sliced=*/false,
+                             count, semaphores, values, timeout);
   if (result != VK_SUCCESS && result != VK_TIMEOUT) {
     host_.log(HALO_LOG_LEVEL_ERROR, "queue: vkWaitSemaphores failed: %s (%d)",
               result_name(result), static_cast<int>(result));

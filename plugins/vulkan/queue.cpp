@@ -201,34 +201,60 @@ void Queue::unlink_deferred(Submission* submission) noexcept {
 }
 
 void Queue::process_ready(Submission* submission) noexcept {
+  bool handed;
   {
     std::lock_guard<std::mutex> lock(schedule_mutex_);
-    unlink_deferred(submission);
-    if (submission->failure() == HALO_OK) {
-      halo_status_t status = hand_off(submission);
-      if (status == HALO_OK) {
-        // The notification thread already waits for the next completion
-        // number (see sleep); it only needs a nudge to look at the deferred
-        // submissions this hand-off may have made reachable. With sliced
-        // waits an idle notification thread sleeps on the wake semaphore
-        // alone, so the first submission in flight must wake it too.
-        const bool reachable = deferred_head_ != nullptr;
-        if (reachable) reevaluate_.store(true, std::memory_order_release);
-        const bool first_in_flight =
-            device_->adapter->sliced_waits && in_flight_head_ == submission;
-        if ((reachable || first_in_flight) && t_notifier_queue != this) {
-          device_->wake.wake();
-        }
-        return;
-      }
-      submission->record_failure(status);
-    }
+    handed = try_hand_off(submission);
   }
+  if (handed) return;
   // A wait failed (or the GPU refused the work): the command buffers never
   // run and every signal semaphore fails with a copy (DESIGN.md §5).
   submission->finish_waits();
   submission->fail_signals(submission->failure());
   finish(submission);
+}
+
+bool Queue::try_hand_off(Submission* submission) noexcept {
+  unlink_deferred(submission);
+  if (submission->failure() != HALO_OK) return false;
+  halo_status_t status = hand_off(submission);
+  if (status != HALO_OK) {
+    submission->record_failure(status);
+    return false;
+  }
+  // The notification thread already waits for the next completion number
+  // (see sleep); it only needs a nudge to look at the deferred submissions
+  // this hand-off may have made reachable. With sliced waits an idle
+  // notification thread sleeps on the wake semaphore alone, so the first
+  // submission in flight must wake it too.
+  const bool reachable = deferred_head_ != nullptr;
+  if (reachable) reevaluate_.store(true, std::memory_order_release);
+  const bool first_in_flight =
+      device_->adapter->sliced_waits && in_flight_head_ == submission;
+  if ((reachable || first_in_flight) && t_notifier_queue != this) {
+    device_->wake.wake();
+  }
+  return true;
+}
+
+void Queue::start_ready(Submission* submission) noexcept {
+  // Handed to the GPU here, on the thread whose signal reached the last
+  // wait, the work skips the hop to the notification thread. Only when that
+  // goes well: the failure path finishes (and destroys) the submission,
+  // which the callback that made it ready must not do, so that path, and
+  // everything while the process exits, still goes through the thread. The
+  // scheduling lock is only tried: its holder may be cancelling a timepoint
+  // of this very callback (reevaluate), and waits for it to return.
+  if (begin_driver_use()) {
+    bool handed = false;
+    {
+      std::unique_lock<std::mutex> lock(schedule_mutex_, std::try_to_lock);
+      handed = lock.owns_lock() && try_hand_off(submission);
+    }
+    end_driver_use();
+    if (handed) return;
+  }
+  enqueue_ready(submission);
 }
 
 halo_status_t Queue::hand_off(Submission* submission) noexcept {

@@ -59,8 +59,12 @@ class Queue {
   // Makes the notification thread watch |semaphore| (of this device) while
   // it has pending timepoints. Thread-safe.
   void watch(Semaphore* semaphore) noexcept;
-  // Hands a submission made ready by a timepoint callback to the
-  // notification thread. Short, never blocks. Thread-safe.
+  // Starts a submission made ready by a timepoint callback: hands it to the
+  // GPU on the calling thread when it can, else to the notification thread
+  // (enqueue_ready). Never blocks on the GPU. Thread-safe.
+  void start_ready(Submission* submission) noexcept;
+  // Hands a ready submission to the notification thread. Short, never
+  // blocks. Thread-safe.
   void enqueue_ready(Submission* submission) noexcept;
 
   // Public for the host allocator; use create.
@@ -74,6 +78,10 @@ class Queue {
                                         void* storage) noexcept;
   void classify(Submission* submission) noexcept;
   void process_ready(Submission* submission) noexcept;
+  // With schedule_mutex_ held: takes |submission| off the deferred list and
+  // hands it to the GPU. False when it failed (a wait, or the hand-off,
+  // whose status it records): the caller then fails its signals.
+  bool try_hand_off(Submission* submission) noexcept;
   halo_status_t hand_off(Submission* submission) noexcept;
   void unlink_deferred(Submission* submission) noexcept;
   void track(Submission* submission) noexcept;

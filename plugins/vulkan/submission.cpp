@@ -123,11 +123,7 @@ void Submission::fill(const halo_queue_execute_info_t& info,
 
 void Submission::destroy(Submission* submission) noexcept {
   if (submission == nullptr) return;
-  // A wait's callback may still be on its way out on the thread that
-  // signalled it (its last touch, done = 1, comes after it made the
-  // submission ready, and the work may have completed since): cancelling
-  // the waits not yet marked done waits for such callbacks to return.
-  submission->finish_waits();
+  // The destructor's release_resources finishes the waits, if nothing did.
   sdk::Host host = submission->host_;
   void* allocation = submission->allocation_;
   submission->~Submission();
@@ -137,6 +133,12 @@ void Submission::destroy(Submission* submission) noexcept {
 void Submission::release_resources() noexcept {
   if (!resources_held_) return;
   resources_held_ = false;
+  // A wait's callback may still be on its way out on the thread that
+  // signalled it (its last touch, done = 1, comes after it made the
+  // submission ready, and the work may have completed since): wait for it
+  // while the semaphore is still held, since this reference may be its
+  // last.
+  finish_waits();
   for (size_t i = 0; i < wait_count; ++i) {
     host_.release(sdk::as_object(waits[i].semaphore));
   }
@@ -199,7 +201,7 @@ void Submission::on_timepoint(void* user_data, halo_timepoint_t*,
   bool failed = status != HALO_OK;
   if (failed) self->record_failure(status);
   if (self->settle(kWaitOne, failed ? kFailed : 0)) {
-    self->device_->queue->enqueue_ready(self);
+    self->device_->queue->start_ready(self);
   }
   // The last touch: destroy (and the failure path) cancels every wait not
   // marked done, and a cancel waits for a callback still running on another
@@ -234,6 +236,8 @@ void Submission::finish_waits() noexcept {
     halo_semaphore_t* semaphore = waits[i].semaphore;
     sdk::semaphore_vtable(semaphore)->cancel_timepoint(semaphore,
                                                        &waits[i].timepoint);
+    // Its callback has returned or never will: nothing more to wait for.
+    waits[i].done.store(1, std::memory_order_release);
   }
 }
 

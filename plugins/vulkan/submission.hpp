@@ -72,8 +72,9 @@ class Submission {
   // runs nothing can make the submission ready; returns true when it is
   // ready at the end (the caller then owns what happens next).
   bool register_waits() noexcept;
-  // After ready: cancels the timepoints that have not run and waits for
-  // callbacks still running. Never from inside a timepoint callback.
+  // After ready: cancels the timepoints that have not run, waits for
+  // callbacks still running and marks every wait done. Never from inside a
+  // timepoint callback.
   void finish_waits() noexcept;
   // Converts a registered wait to a native one when its timepoint can still
   // be cancelled (the GPU will reach its value). Returns true when that made
@@ -90,7 +91,8 @@ class Submission {
 
   // Fails every signal semaphore with a copy of |status| (borrowed).
   void fail_signals(halo_status_t status) noexcept;
-  // Releases the semaphores and command buffers (not the device).
+  // Finishes the waits, then releases the semaphores and command buffers
+  // (not the device).
   void release_resources() noexcept;
 
   Device* device() const noexcept { return device_; }

@@ -1,8 +1,8 @@
 // Host waits without a deadline on values that issued submissions signal:
 // the waiting thread may complete such a submission itself, on its
 // completion event, before OpenCL's callback does (plugins/opencl/README.md,
-// "Host waits"). Whichever completes it, every value is reached once, in
-// order, with nothing signalled twice or lost.
+// "Semaphores and submissions"). Whichever completes it, every value is
+// reached once, in order, with nothing signalled twice or lost.
 #include <thread>
 #include <vector>
 
@@ -11,7 +11,24 @@
 namespace halo_opencl_test {
 namespace {
 
-using HostWaitTest = OpenClTest;
+class HostWaitTest : public OpenClTest {
+ protected:
+  // Submits link |value| of a chain on |step|: it waits for value - 1
+  // (nothing for the first link) and raises every one of |signals| to
+  // |value|.
+  halo_status_t submit_link(halo_command_buffer_t* command_buffer,
+                            halo_semaphore_t* step, uint64_t value,
+                            const std::vector<halo_semaphore_t*>& signals) {
+    std::vector<halo_semaphore_t*> waits;
+    std::vector<uint64_t> wait_values;
+    if (value > 1) {
+      waits = {step};
+      wait_values = {value - 1};
+    }
+    return submit(command_buffer, waits, wait_values, signals,
+                  std::vector<uint64_t>(signals.size(), value));
+  }
+};
 
 constexpr uint64_t kLinks = 300;
 
@@ -24,14 +41,8 @@ uint64_t value_of(halo_semaphore_t* semaphore) {
 TEST_F(HostWaitTest, WaitsOnEveryLinkOfAChainSeeItReached) {
   SemaphorePtr step = make_semaphore(), mirror = make_semaphore();
   for (uint64_t value = 1; value <= kLinks; ++value) {
-    std::vector<halo_semaphore_t*> waits;
-    std::vector<uint64_t> wait_values;
-    if (value > 1) {
-      waits = {step.get()};
-      wait_values = {value - 1};
-    }
-    HALO_ASSERT_OK(submit(nullptr, waits, wait_values,
-                          {step.get(), mirror.get()}, {value, value}));
+    HALO_ASSERT_OK(
+        submit_link(nullptr, step.get(), value, {step.get(), mirror.get()}));
   }
   // The last link first, then every earlier one, which must be reached.
   for (uint64_t value = kLinks; value >= 1; --value) {
@@ -67,13 +78,7 @@ TEST_F(HostWaitTest, ManyThreadsWaitingOnTheSameSubmissions) {
   HALO_ASSERT_OK(halo_command_buffer_end(fill.get()));
   constexpr uint64_t kRounds = 50;
   for (uint64_t round = 1; round <= kRounds; ++round) {
-    std::vector<halo_semaphore_t*> waits;
-    std::vector<uint64_t> wait_values;
-    if (round > 1) {
-      waits = {step.get()};
-      wait_values = {round - 1};
-    }
-    HALO_ASSERT_OK(submit(fill.get(), waits, wait_values, {step.get()}, {round}));
+    HALO_ASSERT_OK(submit_link(fill.get(), step.get(), round, {step.get()}));
     std::vector<std::thread> waiters;
     std::vector<int> results(4, -1);
     for (int i = 0; i < 4; ++i) {

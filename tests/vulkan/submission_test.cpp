@@ -2,8 +2,10 @@
 // device's VkSemaphores (here the cpu plugin's) hold the work back on the
 // host until they are reached, then hand it to the GPU, and a submission
 // chained natively behind such work follows it; a failed foreign wait
-// fails every signal with a copy of its status and runs nothing; and
+// fails every signal with a copy of its status and runs nothing; host
+// signals release deferred work round after round without a deadlock; and
 // submissions the queue cannot take are refused before anything is queued.
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +55,30 @@ TEST_F(SubmissionTest, ForeignWaitGatesWorkAndItsNativeFollower) {
   EXPECT_EQ(read(target.get(), kWords),
             std::vector<uint32_t>(kWords, 0x5A5A5A5A));
   HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(kGenerousMs)));
+}
+
+// A host signal that releases deferred work hands it to the GPU on the
+// signalling thread, while the notification thread may be cancelling that
+// same wait to turn it into a native one: neither may wait for the other.
+// Many rounds of that race, with the gate on this device and on the cpu
+// plugin.
+TEST_F(SubmissionTest, HostSignalsReleaseDeferredWorkRoundAfterRound) {
+  // Under the validation layer each round costs ~100 times more; the race
+  // is hunted without it, so a few rounds do there.
+  const uint64_t rounds =
+      std::getenv("HALO_VULKAN_VALIDATION") != nullptr ? 100 : 10000;
+  for (halo_device_t* gate_device : {device(), cpu_device()}) {
+    SemaphorePtr gate = make_semaphore(0, gate_device);
+    SemaphorePtr done = make_semaphore();
+    for (uint64_t value = 1; value <= rounds; ++value) {
+      HALO_ASSERT_OK(submit(nullptr, {gate.get()}, {value}, {done.get()},
+                            {value}));
+      HALO_ASSERT_OK(halo_semaphore_signal(gate.get(), value));
+      HALO_ASSERT_OK(wait(done.get(), value));
+    }
+    HALO_ASSERT_OK(
+        halo_device_wait_idle(device(), deadline_in_ms(kGenerousMs)));
+  }
 }
 
 TEST_F(SubmissionTest, FailedForeignWaitFailsEverySignalWithACopy) {
