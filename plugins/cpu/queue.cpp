@@ -11,8 +11,8 @@
 #include <chrono>
 #include <cstring>
 
-#include "halo/sdk/intrusive_list.hpp"
 #include "command_buffer.hpp"
+#include "halo/sdk/intrusive_list.hpp"
 #include "halo/sdk/library_pin.hpp"
 
 namespace halo::cpu {

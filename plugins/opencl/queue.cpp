@@ -9,9 +9,9 @@
 
 #include <chrono>
 
-#include "halo/sdk/intrusive_list.hpp"
 #include "command_buffer.hpp"
 #include "device.hpp"
+#include "halo/sdk/intrusive_list.hpp"
 #include "halo/sdk/library_pin.hpp"
 #include "submission.hpp"
 

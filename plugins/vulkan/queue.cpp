@@ -4,13 +4,13 @@
 
 #include <chrono>
 
-#include "halo/sdk/intrusive_list.hpp"
 #include "command_buffer.hpp"
 #include "device.hpp"
+#include "exit_guard.hpp"
+#include "halo/sdk/intrusive_list.hpp"
 #include "semaphore.hpp"
 #include "submission.hpp"
 #include "vk_status.hpp"
-#include "exit_guard.hpp"
 #include "wake.hpp"
 
 namespace halo::vk {
