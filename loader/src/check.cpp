@@ -54,4 +54,11 @@ halo_status_t unimplemented(const char* function, const char* what) {
                             function, what);
 }
 
+halo_status_t unknown_flags(uint64_t flags, uint64_t known,
+                            const char* function, const char* argument) {
+  return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                            "%s: %s has unknown bits 0x%llx", function, argument,
+                            static_cast<unsigned long long>(flags & ~known));
+}
+
 }  // namespace halo::loader

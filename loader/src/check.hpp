@@ -74,6 +74,21 @@ halo_status_t copy_out(const T& source, T* destination, const char* function) {
 // The error for a vtable entry a plugin left NULL.
 halo_status_t unimplemented(const char* function, const char* what);
 
+// INVALID_ARGUMENT "|function|: |argument| has unknown bits 0x…" for the
+// bits of |flags| outside |known|.
+halo_status_t unknown_flags(uint64_t flags, uint64_t known,
+                            const char* function, const char* argument);
+
+// Returns NULL when |flags| has no bit outside |known| (a header's
+// *_FLAGS_KNOWN mask); else unknown_flags. A bit accepted today could never
+// be given a meaning later, so none is ignored.
+inline halo_status_t check_known_flags(uint64_t flags, uint64_t known,
+                                       const char* function,
+                                       const char* argument) {
+  if ((flags & ~known) == 0) [[likely]] return nullptr;
+  return unknown_flags(flags, known, function, argument);
+}
+
 }  // namespace halo::loader
 
 // Returns from the calling function when |expression| yields a status.

@@ -1,6 +1,8 @@
 // The device's public C API: info, capabilities, compatibility and the queue.
+#include "api_guard.hpp"
 #include "check.hpp"
 #include "halo/device.h"
+#include "plugin_status.hpp"
 
 using namespace halo::loader;
 
@@ -102,22 +104,24 @@ void halo_device_release(halo_device_t* device) {
 }
 
 halo_status_t halo_device_query_info(halo_device_t* device,
-                                     halo_device_info_t* out_info) {
+                                     halo_device_info_t* out_info) try {
   static const char kFunction[] = "halo_device_query_info";
   HALO_RETURN_IF_ERROR(check_device(device, kFunction));
   if (out_info == nullptr) return null_argument(kFunction, "out_info");
   halo_device_info_t info = {};
   info.struct_size = sizeof(info);
-  HALO_RETURN_IF_ERROR(device_vtable(device)->query_info(device, &info));
+  HALO_RETURN_IF_ERROR(
+      call_plugin(kFunction, device_vtable(device)->query_info, device, &info));
   info.name[sizeof(info.name) - 1] = '\0';
   info.vendor[sizeof(info.vendor) - 1] = '\0';
   info.driver_version[sizeof(info.driver_version) - 1] = '\0';
   info.struct_size = sizeof(info);
   return copy_out(info, out_info, kFunction);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_device_query_capabilities(
-    halo_device_t* device, halo_device_capabilities_t* out_capabilities) {
+    halo_device_t* device, halo_device_capabilities_t* out_capabilities) try {
   static const char kFunction[] = "halo_device_query_capabilities";
   HALO_RETURN_IF_ERROR(check_device(device, kFunction));
   if (out_capabilities == nullptr) {
@@ -125,17 +129,19 @@ halo_status_t halo_device_query_capabilities(
   }
   halo_device_capabilities_t capabilities = {};
   capabilities.struct_size = sizeof(capabilities);
-  HALO_RETURN_IF_ERROR(
-      device_vtable(device)->query_capabilities(device, &capabilities));
+  HALO_RETURN_IF_ERROR(call_plugin(kFunction,
+                                   device_vtable(device)->query_capabilities,
+                                   device, &capabilities));
   capabilities.executable_formats[sizeof(capabilities.executable_formats) - 1] =
       '\0';
   capabilities.struct_size = sizeof(capabilities);
   return copy_out(capabilities, out_capabilities, kFunction);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_device_semaphore_compatibility(
     halo_device_t* device, halo_semaphore_t* semaphore,
-    halo_semaphore_compatibility_t* out_compatibility) {
+    halo_semaphore_compatibility_t* out_compatibility) try {
   static const char kFunction[] = "halo_device_semaphore_compatibility";
   HALO_RETURN_IF_ERROR(check_device(device, kFunction));
   HALO_RETURN_IF_ERROR(check_object(semaphore, HALO_OBJECT_TYPE_SEMAPHORE,
@@ -148,27 +154,34 @@ halo_status_t halo_device_semaphore_compatibility(
       device_vtable(device)->semaphore_compatibility(device, semaphore);
   return nullptr;
 }
+HALO_API_CATCH_ALL
 
-halo_status_t halo_device_queue_execute(halo_device_t* device,
-                                        const halo_queue_execute_info_t* info) {
+halo_status_t halo_device_queue_execute(
+    halo_device_t* device, const halo_queue_execute_info_t* info) try {
   static const char kFunction[] = "halo_device_queue_execute";
   HALO_RETURN_IF_ERROR(check_device(device, kFunction));
   HALO_RETURN_IF_ERROR(check_execute_info(info, kFunction));
-  return device_vtable(device)->queue_execute(device, info);
+  return call_plugin(kFunction, device_vtable(device)->queue_execute, device,
+                     info);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_device_queue_flush(halo_device_t* device,
-                                      halo_queue_affinity_t affinity) {
+                                      halo_queue_affinity_t affinity) try {
   static const char kFunction[] = "halo_device_queue_flush";
   HALO_RETURN_IF_ERROR(check_device(device, kFunction));
-  return device_vtable(device)->queue_flush(device, affinity);
+  return call_plugin(kFunction, device_vtable(device)->queue_flush, device,
+                     affinity);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_device_wait_idle(halo_device_t* device,
-                                    halo_time_ns_t deadline) {
+                                    halo_time_ns_t deadline) try {
   static const char kFunction[] = "halo_device_wait_idle";
   HALO_RETURN_IF_ERROR(check_device(device, kFunction));
-  return device_vtable(device)->wait_idle(device, deadline);
+  return call_plugin(kFunction, device_vtable(device)->wait_idle, device,
+                     deadline);
 }
+HALO_API_CATCH_ALL
 
 }  // extern "C"

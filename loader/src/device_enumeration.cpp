@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "check.hpp"
+#include "plugin_status.hpp"
 
 namespace halo::loader {
 
@@ -18,21 +19,39 @@ int device_type_rank(uint32_t type) {
   }
 }
 
+halo_status_t count_devices(halo_driver_t* driver, const char* function,
+                            size_t* out_count) {
+  const auto* vtable = vtable_of<halo_driver_vtable_t>(driver);
+  size_t count = 0;
+  HALO_RETURN_IF_ERROR(call_plugin(function, vtable->enumerate_devices, driver,
+                                   0, sizeof(halo_device_info_t), nullptr,
+                                   &count));
+  if (count > kMaxDevicesPerDriver) {
+    return plugin_fault(reinterpret_cast<const void*>(vtable->enumerate_devices),
+                        function, "reports %zu devices, more than the %zu "
+                        "libhalo accepts from one driver",
+                        count, kMaxDevicesPerDriver);
+  }
+  *out_count = count;
+  return nullptr;
+}
+
 halo_status_t enumerate_sorted_devices(halo_driver_t* driver,
+                                       const char* function,
                                        std::vector<halo_device_info_t>* out) {
   const auto* vtable = vtable_of<halo_driver_vtable_t>(driver);
   // The count may grow between the two calls (hot-plug): retry until the
   // snapshot fits.
   for (int attempt = 0; attempt < 8; ++attempt) {
     size_t count = 0;
-    HALO_RETURN_IF_ERROR(vtable->enumerate_devices(
-        driver, 0, sizeof(halo_device_info_t), nullptr, &count));
+    HALO_RETURN_IF_ERROR(count_devices(driver, function, &count));
     std::vector<halo_device_info_t> infos(count);
     for (auto& info : infos) info.struct_size = sizeof(info);
     size_t filled = 0;
-    HALO_RETURN_IF_ERROR(vtable->enumerate_devices(
-        driver, infos.size(), sizeof(halo_device_info_t), infos.data(),
-        &filled));
+    HALO_RETURN_IF_ERROR(call_plugin(function, vtable->enumerate_devices,
+                                     driver, infos.size(),
+                                     sizeof(halo_device_info_t), infos.data(),
+                                     &filled));
     if (filled > infos.size()) continue;
     infos.resize(filled);
     for (auto& info : infos) info.name[sizeof(info.name) - 1] = '\0';
@@ -46,8 +65,8 @@ halo_status_t enumerate_sorted_devices(halo_driver_t* driver,
     *out = std::move(infos);
     return nullptr;
   }
-  return halo_status_create(HALO_STATUS_UNAVAILABLE,
-                            "enumerate_devices: the device list kept changing");
+  return halo_status_format(HALO_STATUS_UNAVAILABLE,
+                            "%s: the device list kept changing", function);
 }
 
 }  // namespace halo::loader

@@ -1,9 +1,12 @@
 // The driver's public C API.
 #include <vector>
 
+#include "api_guard.hpp"
 #include "check.hpp"
+#include "device_creation.hpp"
 #include "device_enumeration.hpp"
 #include "halo/driver.h"
+#include "plugin_status.hpp"
 
 using namespace halo::loader;
 
@@ -29,42 +32,39 @@ void halo_driver_release(halo_driver_t* driver) {
 }
 
 halo_status_t halo_driver_query_info(halo_driver_t* driver,
-                                     halo_driver_info_t* out_info) {
+                                     halo_driver_info_t* out_info) try {
   static const char kFunction[] = "halo_driver_query_info";
   HALO_RETURN_IF_ERROR(check_driver(driver, kFunction));
   if (out_info == nullptr) return null_argument(kFunction, "out_info");
   halo_driver_info_t info = {};
   info.struct_size = sizeof(info);
-  HALO_RETURN_IF_ERROR(
-      vtable_of<halo_driver_vtable_t>(driver)->query_info(driver, &info));
+  HALO_RETURN_IF_ERROR(call_plugin(
+      kFunction, vtable_of<halo_driver_vtable_t>(driver)->query_info, driver,
+      &info));
   info.name[sizeof(info.name) - 1] = '\0';
   info.version[sizeof(info.version) - 1] = '\0';
   info.description[sizeof(info.description) - 1] = '\0';
   info.struct_size = sizeof(info);
   return copy_out(info, out_info, kFunction);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_driver_device_count(halo_driver_t* driver,
-                                       size_t* out_count) {
+                                       size_t* out_count) try {
   static const char kFunction[] = "halo_driver_device_count";
   HALO_RETURN_IF_ERROR(check_driver(driver, kFunction));
   if (out_count == nullptr) return null_argument(kFunction, "out_count");
-  return vtable_of<halo_driver_vtable_t>(driver)->enumerate_devices(
-      driver, 0, sizeof(halo_device_info_t), nullptr, out_count);
+  return count_devices(driver, kFunction, out_count);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_driver_query_device_info(halo_driver_t* driver, size_t index,
-                                            halo_device_info_t* out_info) {
+                                            halo_device_info_t* out_info) try {
   static const char kFunction[] = "halo_driver_query_device_info";
   HALO_RETURN_IF_ERROR(check_driver(driver, kFunction));
   if (out_info == nullptr) return null_argument(kFunction, "out_info");
   std::vector<halo_device_info_t> infos;
-  try {
-    HALO_RETURN_IF_ERROR(enumerate_sorted_devices(driver, &infos));
-  } catch (const std::bad_alloc&) {
-    return halo_status_format(HALO_STATUS_RESOURCE_EXHAUSTED,
-                              "%s: out of memory", kFunction);
-  }
+  HALO_RETURN_IF_ERROR(enumerate_sorted_devices(driver, kFunction, &infos));
   if (index >= infos.size()) {
     return halo_status_format(HALO_STATUS_OUT_OF_RANGE,
                               "%s: index %zu is past the %zu devices",
@@ -73,26 +73,16 @@ halo_status_t halo_driver_query_device_info(halo_driver_t* driver, size_t index,
   infos[index].struct_size = sizeof(halo_device_info_t);
   return copy_out(infos[index], out_info, kFunction);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_driver_create_device(halo_driver_t* driver,
                                         halo_device_id_t device_id,
                                         const halo_device_params_t* params,
-                                        halo_device_t** out_device) {
+                                        halo_device_t** out_device) try {
   static const char kFunction[] = "halo_driver_create_device";
   HALO_RETURN_IF_ERROR(check_driver(driver, kFunction));
-  if (out_device == nullptr) return null_argument(kFunction, "out_device");
-  *out_device = nullptr;
-  halo_device_params_t defaults = {};
-  defaults.struct_size = sizeof(defaults);
-  if (params == nullptr) {
-    params = &defaults;
-  } else if (params->struct_size < sizeof(uint32_t)) {
-    return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
-                              "%s: params->struct_size %u is too small",
-                              kFunction, params->struct_size);
-  }
-  return vtable_of<halo_driver_vtable_t>(driver)->create_device(
-      driver, device_id, params, out_device);
+  return create_device(driver, device_id, params, out_device, kFunction);
 }
+HALO_API_CATCH_ALL
 
 }  // extern "C"

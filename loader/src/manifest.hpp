@@ -17,12 +17,17 @@ struct Manifest {
   int32_t priority = 0;
 };
 
-// Parses the manifest at |path| into |out_manifest|. Returns INVALID_ARGUMENT
-// naming the file and the field for unreadable files, bad JSON, or missing or
-// ill-typed fields.
+// Parses the manifest at |path| into |out_manifest|. Returns NOT_FOUND for a
+// missing file, and INVALID_ARGUMENT naming the file (and the field) for
+// anything but a regular file, unreadable files, bad JSON, missing or
+// ill-typed fields, and numbers outside their fields' ranges. Throws
+// std::bad_alloc.
 halo_status_t read_manifest(const std::string& path, Manifest* out_manifest);
 
-// Parses "M.m" into a HALO_MAKE_VERSION value; false when malformed.
-bool parse_abi_version(const std::string& text, uint32_t* out_version);
+enum class VersionParse { kOk, kMalformed, kOutOfRange };
+
+// Parses "M.m" into a HALO_MAKE_VERSION value. kOutOfRange when either half
+// is above 65535, as it would not fit its 16 bits.
+VersionParse parse_abi_version(const std::string& text, uint32_t* out_version);
 
 }  // namespace halo::loader

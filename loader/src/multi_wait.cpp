@@ -11,9 +11,12 @@
 
 #include "check.hpp"
 #include "halo/device.h"
+#include "plugin_status.hpp"
 
 namespace halo::loader {
 namespace {
+
+constexpr char kFunction[] = "halo_semaphores_wait";
 
 const halo_semaphore_vtable_t* semaphore_vtable(halo_semaphore_t* semaphore) {
   return vtable_of<halo_semaphore_vtable_t>(semaphore);
@@ -32,14 +35,25 @@ halo_device_t* common_device(size_t count, halo_semaphore_t* const* semaphores) 
 
 // Shared by the timepoint callbacks and the waiting thread.
 struct Waiter {
+  // The waited semaphores and their timepoints, index for index: a failure
+  // status is checked against the plugin of its semaphore.
+  halo_semaphore_t* const* semaphores;
+  const halo_timepoint_t* timepoints;
   std::atomic<uint32_t> epoch{0};
   std::atomic<size_t> reached{0};
   std::atomic<halo_status_t> failure{nullptr};
 
-  static void on_timepoint(void* user_data, halo_timepoint_t*,
+  static void on_timepoint(void* user_data, halo_timepoint_t* timepoint,
                            halo_status_t status) {
     auto* waiter = static_cast<Waiter*>(user_data);
     if (status != nullptr) {
+      halo_semaphore_t* semaphore =
+          waiter->semaphores[timepoint - waiter->timepoints];
+      status = plugin_status(
+          status,
+          reinterpret_cast<const void*>(
+              semaphore_vtable(semaphore)->acquire_timepoint),
+          kFunction);
       halo_status_t expected = nullptr;
       if (!waiter->failure.compare_exchange_strong(expected, status)) {
         halo_status_free(status);  // The first failure is reported.
@@ -81,8 +95,9 @@ halo_status_t poll_all(halo_wait_mode_t mode, size_t count,
   size_t reached = 0;
   for (size_t i = 0; i < count; ++i) {
     uint64_t value = 0;
-    HALO_RETURN_IF_ERROR(semaphore_vtable(semaphores[i])->query(semaphores[i],
-                                                                &value));
+    HALO_RETURN_IF_ERROR(call_plugin(kFunction,
+                                     semaphore_vtable(semaphores[i])->query,
+                                     semaphores[i], &value));
     if (value >= values[i]) ++reached;
   }
   if (reached == count || (mode == HALO_WAIT_MODE_ANY && reached > 0)) {
@@ -96,8 +111,8 @@ halo_status_t wait_through_timepoints(halo_wait_mode_t mode, size_t count,
                                       halo_semaphore_t* const* semaphores,
                                       const uint64_t* values,
                                       halo_time_ns_t deadline) {
-  Waiter waiter;
   std::vector<halo_timepoint_t> timepoints(count);
+  Waiter waiter{semaphores, timepoints.data()};
   size_t registered = 0;
   halo_status_t status = nullptr;
   for (; registered < count; ++registered) {
@@ -106,8 +121,10 @@ halo_status_t wait_through_timepoints(halo_wait_mode_t mode, size_t count,
     timepoint.value = values[registered];
     timepoint.callback = &Waiter::on_timepoint;
     timepoint.user_data = &waiter;
-    status = semaphore_vtable(semaphores[registered])
-                 ->acquire_timepoint(semaphores[registered], &timepoint);
+    status = call_plugin(kFunction,
+                         semaphore_vtable(semaphores[registered])
+                             ->acquire_timepoint,
+                         semaphores[registered], &timepoint);
     if (status != nullptr) break;
   }
   const size_t needed = mode == HALO_WAIT_MODE_ANY ? 1 : count;
@@ -118,8 +135,8 @@ halo_status_t wait_through_timepoints(halo_wait_mode_t mode, size_t count,
       break;
     }
     if (!futex_wait_until(&waiter.epoch, epoch, deadline)) {
-      status = halo_status_create(HALO_STATUS_DEADLINE_EXCEEDED,
-                                  "halo_semaphores_wait: the deadline passed");
+      status = halo_status_format(HALO_STATUS_DEADLINE_EXCEEDED,
+                                  "%s: the deadline passed", kFunction);
     }
   }
   // After each cancel the callback has either finished or will never run, so
@@ -148,13 +165,14 @@ halo_status_t wait_semaphores(halo_wait_mode_t mode, size_t count,
                               halo_semaphore_t* const* semaphores,
                               const uint64_t* values, halo_time_ns_t deadline) {
   if (count == 1) {
-    return semaphore_vtable(semaphores[0])->wait(semaphores[0], values[0],
-                                                 deadline);
+    return call_plugin(kFunction, semaphore_vtable(semaphores[0])->wait,
+                       semaphores[0], values[0], deadline);
   }
   halo_device_t* device = common_device(count, semaphores);
   if (device != nullptr) {
-    return vtable_of<halo_device_vtable_t>(device)->wait_semaphores(
-        device, mode, count, semaphores, values, deadline);
+    return call_plugin(kFunction,
+                       vtable_of<halo_device_vtable_t>(device)->wait_semaphores,
+                       device, mode, count, semaphores, values, deadline);
   }
   halo_status_t status = poll_all(mode, count, semaphores, values);
   if (halo_status_code(status) != HALO_STATUS_DEADLINE_EXCEEDED ||
@@ -162,12 +180,7 @@ halo_status_t wait_semaphores(halo_wait_mode_t mode, size_t count,
     return status;
   }
   halo_status_free(status);
-  try {
-    return wait_through_timepoints(mode, count, semaphores, values, deadline);
-  } catch (const std::bad_alloc&) {
-    return halo_status_create(HALO_STATUS_RESOURCE_EXHAUSTED,
-                              "halo_semaphores_wait: out of memory");
-  }
+  return wait_through_timepoints(mode, count, semaphores, values, deadline);
 }
 
 }  // namespace halo::loader

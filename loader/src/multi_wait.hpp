@@ -7,7 +7,8 @@ namespace halo::loader {
 
 // Waits on checked (semaphore, value) pairs. One device's semaphores go to
 // that device's wait_semaphores (native: vkWaitSemaphores, futex, …); a mix
-// goes through timepoints on each semaphore and one futex word.
+// goes through timepoints on each semaphore and one futex word. Throws
+// std::bad_alloc.
 halo_status_t wait_semaphores(halo_wait_mode_t mode, size_t count,
                               halo_semaphore_t* const* semaphores,
                               const uint64_t* values, halo_time_ns_t deadline);

@@ -8,6 +8,8 @@
 
 #include "host_interface.hpp"
 #include "log.hpp"
+#include "plugin_objects.hpp"
+#include "plugin_status.hpp"
 
 namespace halo::loader {
 namespace {
@@ -59,13 +61,21 @@ struct InternedHost {
 
 namespace {
 
-InternedHost* intern_host(const std::string& library_path) {
-  static std::mutex mutex;
+struct InternedHosts {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::unique_ptr<InternedHost>> by_path;
+};
+
+InternedHosts& interned_hosts() {
   // Never destroyed: plugins may use their host interface until exit.
-  static auto* hosts =
-      new std::unordered_map<std::string, std::unique_ptr<InternedHost>>();
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = (*hosts)[library_path];
+  static auto* hosts = new InternedHosts();
+  return *hosts;
+}
+
+InternedHost* intern_host(const std::string& library_path) {
+  InternedHosts& hosts = interned_hosts();
+  std::lock_guard<std::mutex> lock(hosts.mutex);
+  auto& slot = hosts.by_path[library_path];
   if (!slot) {
     slot = std::make_unique<InternedHost>();
     slot->host = make_host_interface(slot.get(), &InternedHost::log);
@@ -173,17 +183,47 @@ halo_status_t PluginModule::query() {
   return nullptr;
 }
 
-halo_status_t PluginModule::create_driver(halo_driver_t** out_driver) {
+halo_status_t PluginModule::create_driver(const char* function,
+                                          halo_driver_t** out_driver) {
   *out_driver = nullptr;
-  halo_status_t status = descriptor_->create_driver(&host_->host, out_driver);
+  halo_status_t status = call_plugin(function, descriptor_->create_driver,
+                                     &host_->host, out_driver);
   if (status != nullptr) {
     return halo_status_annotate(status, "create_driver failed");
   }
-  if (*out_driver == nullptr) {
+  auto* driver = reinterpret_cast<halo_object_t*>(*out_driver);
+  if (driver == nullptr) {
     return halo_status_create(HALO_STATUS_INTERNAL,
                               "create_driver returned OK but no driver");
   }
+  halo_status_t defect = object_defect(driver, HALO_OBJECT_TYPE_DRIVER);
+  if (defect != nullptr) {
+    // Given back while this module still maps the plugin's code.
+    discard_object(driver);
+    *out_driver = nullptr;
+    return halo_status_annotate(defect, "create_driver returned a broken driver");
+  }
   return nullptr;
+}
+
+std::string plugin_name_at(const void* address) {
+  Dl_info info = {};
+  if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) {
+    return "unknown";
+  }
+  // dladdr names the library by the path it was opened with, which is the
+  // interned host's key.
+  {
+    InternedHosts& hosts = interned_hosts();
+    std::lock_guard<std::mutex> lock(hosts.mutex);
+    auto it = hosts.by_path.find(info.dli_fname);
+    if (it != hosts.by_path.end()) {
+      std::lock_guard<std::mutex> name_lock(it->second->name_mutex);
+      if (!it->second->name.empty()) return it->second->name;
+    }
+  }
+  const char* slash = std::strrchr(info.dli_fname, '/');
+  return slash != nullptr ? slash + 1 : info.dli_fname;
 }
 
 void attach_module_to_driver(halo_driver_t* driver,

@@ -30,9 +30,11 @@ class PluginModule {
   // the descriptor's major version. Returns a status saying why not.
   halo_status_t query();
 
-  // Calls the descriptor's create_driver; on success the module is tied to
-  // the driver's lifetime. Returns a new reference in |out_driver|.
-  halo_status_t create_driver(halo_driver_t** out_driver);
+  // Calls the descriptor's create_driver and checks the driver it hands over
+  // (plugin_objects.hpp): a broken one is given back and refused with
+  // INTERNAL saying what is wrong. Returns a new reference in |out_driver|.
+  // |function| names the public call in progress.
+  halo_status_t create_driver(const char* function, halo_driver_t** out_driver);
 
   const halo_plugin_descriptor_t* descriptor() const { return descriptor_; }
   // The ABI version the descriptor declared, even one query() refused; 0
@@ -65,6 +67,11 @@ class LoadErrorCapture {
   LoadErrorCapture* previous_;
   std::string last_error_;
 };
+
+// Returns the name of the plugin whose library holds |address| (code or data
+// of a loaded plugin): the name its manifest or descriptor gave, else the
+// library's file name, else "unknown". Throws std::bad_alloc.
+std::string plugin_name_at(const void* address);
 
 // Keeps |module| loaded until |driver| is destroyed. Throws std::bad_alloc.
 void attach_module_to_driver(halo_driver_t* driver,

@@ -1,9 +1,10 @@
 // The registry's public C API.
 #include <cstring>
 #include <memory>
-#include <new>
 
+#include "api_guard.hpp"
 #include "check.hpp"
+#include "device_creation.hpp"
 #include "log.hpp"
 #include "registry.hpp"
 
@@ -35,7 +36,7 @@ halo_status_t check_index(size_t index, size_t count, const char* function,
 extern "C" {
 
 halo_status_t halo_registry_create(const halo_registry_options_t* options,
-                                   halo_registry_t** out_registry) {
+                                   halo_registry_t** out_registry) try {
   static const char kFunction[] = "halo_registry_create";
   if (out_registry == nullptr) return null_argument(kFunction, "out_registry");
   *out_registry = nullptr;
@@ -50,6 +51,9 @@ halo_status_t halo_registry_create(const halo_registry_options_t* options,
     std::memcpy(&effective, options,
                 options->struct_size < sizeof(effective) ? options->struct_size
                                                          : sizeof(effective));
+    HALO_RETURN_IF_ERROR(halo::loader::check_known_flags(
+        effective.flags, HALO_REGISTRY_FLAGS_KNOWN, kFunction,
+        "options->flags"));
     if (effective.plugin_path_count > 0 && effective.plugin_paths == nullptr) {
       return null_argument(kFunction, "options->plugin_paths");
     }
@@ -62,39 +66,30 @@ halo_status_t halo_registry_create(const halo_registry_options_t* options,
     }
   }
   halo::loader::refresh_log_level();
-  try {
-    // Owned until the scan is complete: a throw releases every driver it
-    // loaded so far.
-    auto registry = std::make_unique<halo_registry_t>();
-    halo::loader::scan_plugins(effective, registry.get());
-    *out_registry = registry.release();
-    return nullptr;
-  } catch (const std::bad_alloc&) {
-    return halo_status_format(HALO_STATUS_RESOURCE_EXHAUSTED,
-                              "%s: out of memory", kFunction);
-  } catch (const std::exception& error) {
-    return halo_status_format(HALO_STATUS_INTERNAL, "%s: %s", kFunction,
-                              error.what());
-  } catch (...) {
-    return halo_status_format(HALO_STATUS_INTERNAL, "%s: unknown exception",
-                              kFunction);
-  }
+  // Owned until the scan is complete: a throw releases every driver it
+  // loaded so far.
+  auto registry = std::make_unique<halo_registry_t>();
+  halo::loader::scan_plugins(effective, registry.get());
+  *out_registry = registry.release();
+  return nullptr;
 }
+HALO_API_CATCH_ALL
 
 void halo_registry_release(halo_registry_t* registry) { delete registry; }
 
 halo_status_t halo_registry_plugin_count(halo_registry_t* registry,
-                                         size_t* out_count) {
+                                         size_t* out_count) try {
   static const char kFunction[] = "halo_registry_plugin_count";
   HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
   if (out_count == nullptr) return null_argument(kFunction, "out_count");
   *out_count = registry->records.size();
   return nullptr;
 }
+HALO_API_CATCH_ALL
 
-halo_status_t halo_registry_plugin_record(halo_registry_t* registry,
-                                          size_t index,
-                                          halo_plugin_record_t* out_record) {
+halo_status_t halo_registry_plugin_record(
+    halo_registry_t* registry, size_t index,
+    halo_plugin_record_t* out_record) try {
   static const char kFunction[] = "halo_registry_plugin_record";
   HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
   if (out_record == nullptr) return null_argument(kFunction, "out_record");
@@ -114,18 +109,20 @@ halo_status_t halo_registry_plugin_record(halo_registry_t* registry,
   view.skip_reason = record.skip_reason.c_str();
   return copy_out(view, out_record, kFunction);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_registry_driver_count(halo_registry_t* registry,
-                                         size_t* out_count) {
+                                         size_t* out_count) try {
   static const char kFunction[] = "halo_registry_driver_count";
   HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
   if (out_count == nullptr) return null_argument(kFunction, "out_count");
   *out_count = registry->drivers.size();
   return nullptr;
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_registry_driver(halo_registry_t* registry, size_t index,
-                                   halo_driver_t** out_driver) {
+                                   halo_driver_t** out_driver) try {
   static const char kFunction[] = "halo_registry_driver";
   HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
   if (out_driver == nullptr) return null_argument(kFunction, "out_driver");
@@ -136,10 +133,11 @@ halo_status_t halo_registry_driver(halo_registry_t* registry, size_t index,
   halo_driver_retain(*out_driver);
   return nullptr;
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_registry_find_driver(halo_registry_t* registry,
                                         const char* name,
-                                        halo_driver_t** out_driver) {
+                                        halo_driver_t** out_driver) try {
   static const char kFunction[] = "halo_registry_find_driver";
   HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
   if (name == nullptr) return null_argument(kFunction, "name");
@@ -156,20 +154,22 @@ halo_status_t halo_registry_find_driver(halo_registry_t* registry,
                             "%s: no loaded plugin is named '%s'", kFunction,
                             name);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_registry_device_count(halo_registry_t* registry,
-                                         size_t* out_count) {
+                                         size_t* out_count) try {
   static const char kFunction[] = "halo_registry_device_count";
   HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
   if (out_count == nullptr) return null_argument(kFunction, "out_count");
   *out_count = registry->devices.size();
   return nullptr;
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_registry_device_info(halo_registry_t* registry,
                                         size_t index,
                                         halo_device_info_t* out_info,
-                                        size_t* out_driver_index) {
+                                        size_t* out_driver_index) try {
   static const char kFunction[] = "halo_registry_device_info";
   HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
   if (out_info == nullptr) return null_argument(kFunction, "out_info");
@@ -179,11 +179,12 @@ halo_status_t halo_registry_device_info(halo_registry_t* registry,
   if (out_driver_index != nullptr) *out_driver_index = device.driver_index;
   return copy_out(device.info, out_info, kFunction);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_registry_create_device(halo_registry_t* registry,
                                           size_t index,
                                           const halo_device_params_t* params,
-                                          halo_device_t** out_device) {
+                                          halo_device_t** out_device) try {
   static const char kFunction[] = "halo_registry_create_device";
   HALO_RETURN_IF_ERROR(check_registry(registry, kFunction));
   if (out_device == nullptr) return null_argument(kFunction, "out_device");
@@ -191,9 +192,10 @@ halo_status_t halo_registry_create_device(halo_registry_t* registry,
   HALO_RETURN_IF_ERROR(
       check_index(index, registry->devices.size(), kFunction, "devices"));
   const auto& device = registry->devices[index];
-  return halo_driver_create_device(
+  return halo::loader::create_device(
       registry->drivers[device.driver_index].driver, device.info.device_id,
-      params, out_device);
+      params, out_device, kFunction);
 }
+HALO_API_CATCH_ALL
 
 }  // extern "C"

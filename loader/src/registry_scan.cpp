@@ -9,22 +9,26 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <new>
 #include <set>
 #include <sstream>
 #include <type_traits>
 
+#include "api_guard.hpp"
 #include "check.hpp"
 #include "device_enumeration.hpp"
 #include "discovery.hpp"
 #include "log.hpp"
 #include "manifest.hpp"
+#include "regular_file.hpp"
 #include "registry.hpp"
 
 namespace halo::loader {
 namespace {
 
 using Record = halo_registry_t::Record;
+
+// The public call a scan runs in, named in the statuses libhalo makes.
+constexpr char kFunction[] = "halo_registry_create";
 
 struct Filters {
   std::vector<std::string> disable;
@@ -158,7 +162,8 @@ halo_status_t Scanner::check_duplicate(Record* record) {
     return halo_status_format(HALO_STATUS_ALREADY_EXISTS,
                               "duplicate: %s is already loaded", resolved);
   }
-  return nullptr;
+  // dlopen of a FIFO would wait for a writer for ever.
+  return require_regular_file(record->library_path, "library");
 }
 
 halo_status_t Scanner::load(Record* record, bool filter_after_query) {
@@ -173,13 +178,13 @@ halo_status_t Scanner::load(Record* record, bool filter_after_query) {
   if (status != nullptr) return status;
   HALO_RETURN_IF_ERROR(check_name(record, *module, filter_after_query));
   halo_driver_t* created = nullptr;
-  HALO_RETURN_IF_ERROR(module->create_driver(&created));
+  HALO_RETURN_IF_ERROR(module->create_driver(kFunction, &created));
   // Released on every way out until the registry owns it, a throw included;
   // declared after |module| so the library outlives the driver's destroy.
   DriverRef driver(created);
   attach_module_to_driver(driver.get(), module);
   std::vector<halo_device_info_t> devices;
-  status = enumerate_sorted_devices(driver.get(), &devices);
+  status = enumerate_sorted_devices(driver.get(), kFunction, &devices);
   if (status != nullptr) {
     return halo_status_annotate(status, "enumerate_devices failed");
   }
@@ -263,15 +268,8 @@ void Scanner::consider(const Candidate& candidate) {
   // while reading its manifest, skips that plugin alone.
   try {
     status = evaluate(&record, from_manifest);
-  } catch (const std::bad_alloc&) {
-    status = halo_status_create(HALO_STATUS_RESOURCE_EXHAUSTED,
-                                "out of memory while loading the plugin");
-  } catch (const std::exception& error) {
-    status = halo_status_format(HALO_STATUS_INTERNAL,
-                                "loading the plugin threw: %s", error.what());
   } catch (...) {
-    status = halo_status_create(HALO_STATUS_INTERNAL,
-                                "loading the plugin threw an unknown exception");
+    status = status_from_current_exception("loading the plugin");
   }
   if (status != nullptr) {
     skip(&record, status);

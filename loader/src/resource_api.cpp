@@ -1,7 +1,10 @@
 // Public C API of buffers, command buffers and executables: checks, then the
 // plugin's vtable. Devices that lack them answer UNIMPLEMENTED.
+#include "api_guard.hpp"
 #include "check.hpp"
 #include "halo/device.h"
+#include "plugin_objects.hpp"
+#include "plugin_status.hpp"
 
 using namespace halo::loader;
 
@@ -53,7 +56,7 @@ extern "C" {
 
 halo_status_t halo_buffer_allocate(halo_device_t* device,
                                    const halo_buffer_params_t* params,
-                                   halo_buffer_t** out_buffer) {
+                                   halo_buffer_t** out_buffer) try {
   static const char kFunction[] = "halo_buffer_allocate";
   HALO_RETURN_IF_ERROR(check_device(device, kFunction));
   if (params == nullptr) return null_argument(kFunction, "params");
@@ -75,8 +78,13 @@ halo_status_t halo_buffer_allocate(halo_device_t* device,
   if (vtable->allocate_buffer == nullptr) {
     return unimplemented(kFunction, "buffers");
   }
-  return vtable->allocate_buffer(device, params, out_buffer);
+  HALO_RETURN_IF_ERROR(call_plugin(kFunction, vtable->allocate_buffer, device,
+                                   params, out_buffer));
+  return adopt_created(kFunction,
+                       reinterpret_cast<const void*>(vtable->allocate_buffer),
+                       HALO_OBJECT_TYPE_BUFFER, out_buffer);
 }
+HALO_API_CATCH_ALL
 
 void halo_buffer_retain(halo_buffer_t* buffer) {
   halo_object_retain(as_object(buffer));
@@ -96,40 +104,49 @@ uint64_t halo_buffer_size(halo_buffer_t* buffer) {
 }
 
 halo_status_t halo_buffer_map_range(halo_buffer_t* buffer, uint64_t offset,
-                                    uint64_t length, void** out_pointer) {
+                                    uint64_t length, void** out_pointer) try {
   static const char kFunction[] = "halo_buffer_map_range";
   HALO_RETURN_IF_ERROR(check_buffer(buffer, kFunction));
   if (out_pointer == nullptr) return null_argument(kFunction, "out_pointer");
   *out_pointer = nullptr;
-  return buffer_vtable(buffer)->map_range(buffer, offset, length, out_pointer);
+  return call_plugin(kFunction, buffer_vtable(buffer)->map_range, buffer,
+                     offset, length, out_pointer);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_buffer_unmap_range(halo_buffer_t* buffer, uint64_t offset,
-                                      uint64_t length) {
+                                      uint64_t length) try {
   static const char kFunction[] = "halo_buffer_unmap_range";
   HALO_RETURN_IF_ERROR(check_buffer(buffer, kFunction));
-  return buffer_vtable(buffer)->unmap_range(buffer, offset, length);
+  return call_plugin(kFunction, buffer_vtable(buffer)->unmap_range, buffer,
+                     offset, length);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_buffer_flush_range(halo_buffer_t* buffer, uint64_t offset,
-                                      uint64_t length) {
+                                      uint64_t length) try {
   static const char kFunction[] = "halo_buffer_flush_range";
   HALO_RETURN_IF_ERROR(check_buffer(buffer, kFunction));
-  return buffer_vtable(buffer)->flush_range(buffer, offset, length);
+  return call_plugin(kFunction, buffer_vtable(buffer)->flush_range, buffer,
+                     offset, length);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_buffer_invalidate_range(halo_buffer_t* buffer,
-                                           uint64_t offset, uint64_t length) {
+                                           uint64_t offset,
+                                           uint64_t length) try {
   static const char kFunction[] = "halo_buffer_invalidate_range";
   HALO_RETURN_IF_ERROR(check_buffer(buffer, kFunction));
-  return buffer_vtable(buffer)->invalidate_range(buffer, offset, length);
+  return call_plugin(kFunction, buffer_vtable(buffer)->invalidate_range, buffer,
+                     offset, length);
 }
+HALO_API_CATCH_ALL
 
 // --- Command buffers -------------------------------------------------------
 
 halo_status_t halo_command_buffer_create(
     halo_device_t* device, halo_command_buffer_mode_t mode,
-    halo_command_buffer_t** out_command_buffer) {
+    halo_command_buffer_t** out_command_buffer) try {
   static const char kFunction[] = "halo_command_buffer_create";
   HALO_RETURN_IF_ERROR(check_device(device, kFunction));
   if (out_command_buffer == nullptr) {
@@ -140,8 +157,13 @@ halo_status_t halo_command_buffer_create(
   if (vtable->create_command_buffer == nullptr) {
     return unimplemented(kFunction, "command buffers");
   }
-  return vtable->create_command_buffer(device, mode, out_command_buffer);
+  HALO_RETURN_IF_ERROR(call_plugin(kFunction, vtable->create_command_buffer,
+                                   device, mode, out_command_buffer));
+  return adopt_created(
+      kFunction, reinterpret_cast<const void*>(vtable->create_command_buffer),
+      HALO_OBJECT_TYPE_COMMAND_BUFFER, out_command_buffer);
 }
+HALO_API_CATCH_ALL
 
 void halo_command_buffer_retain(halo_command_buffer_t* command_buffer) {
   halo_object_retain(as_object(command_buffer));
@@ -151,29 +173,37 @@ void halo_command_buffer_release(halo_command_buffer_t* command_buffer) {
   halo_object_release(as_object(command_buffer));
 }
 
-halo_status_t halo_command_buffer_begin(halo_command_buffer_t* command_buffer) {
-  HALO_RETURN_IF_ERROR(
-      check_command_buffer(command_buffer, "halo_command_buffer_begin"));
-  return command_buffer_vtable(command_buffer)->begin(command_buffer);
+halo_status_t halo_command_buffer_begin(
+    halo_command_buffer_t* command_buffer) try {
+  static const char kFunction[] = "halo_command_buffer_begin";
+  HALO_RETURN_IF_ERROR(check_command_buffer(command_buffer, kFunction));
+  return call_plugin(kFunction, command_buffer_vtable(command_buffer)->begin,
+                     command_buffer);
 }
+HALO_API_CATCH_ALL
 
-halo_status_t halo_command_buffer_end(halo_command_buffer_t* command_buffer) {
-  HALO_RETURN_IF_ERROR(
-      check_command_buffer(command_buffer, "halo_command_buffer_end"));
-  return command_buffer_vtable(command_buffer)->end(command_buffer);
+halo_status_t halo_command_buffer_end(
+    halo_command_buffer_t* command_buffer) try {
+  static const char kFunction[] = "halo_command_buffer_end";
+  HALO_RETURN_IF_ERROR(check_command_buffer(command_buffer, kFunction));
+  return call_plugin(kFunction, command_buffer_vtable(command_buffer)->end,
+                     command_buffer);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_command_buffer_barrier(
-    halo_command_buffer_t* command_buffer) {
-  HALO_RETURN_IF_ERROR(
-      check_command_buffer(command_buffer, "halo_command_buffer_barrier"));
-  return command_buffer_vtable(command_buffer)->barrier(command_buffer);
+    halo_command_buffer_t* command_buffer) try {
+  static const char kFunction[] = "halo_command_buffer_barrier";
+  HALO_RETURN_IF_ERROR(check_command_buffer(command_buffer, kFunction));
+  return call_plugin(kFunction, command_buffer_vtable(command_buffer)->barrier,
+                     command_buffer);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_command_buffer_fill(halo_command_buffer_t* command_buffer,
                                        halo_buffer_t* target, uint64_t offset,
                                        uint64_t length, const void* pattern,
-                                       size_t pattern_length) {
+                                       size_t pattern_length) try {
   static const char kFunction[] = "halo_command_buffer_fill";
   HALO_RETURN_IF_ERROR(check_command_buffer(command_buffer, kFunction));
   HALO_RETURN_IF_ERROR(check_buffer(target, kFunction, "target"));
@@ -183,40 +213,44 @@ halo_status_t halo_command_buffer_fill(halo_command_buffer_t* command_buffer,
                               "%s: pattern_length %zu is not 1, 2 or 4",
                               kFunction, pattern_length);
   }
-  return command_buffer_vtable(command_buffer)
-      ->fill(command_buffer, target, offset, length, pattern, pattern_length);
+  return call_plugin(kFunction, command_buffer_vtable(command_buffer)->fill,
+                     command_buffer, target, offset, length, pattern,
+                     pattern_length);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_command_buffer_update(halo_command_buffer_t* command_buffer,
                                          const void* source,
                                          halo_buffer_t* target,
-                                         uint64_t offset, uint64_t length) {
+                                         uint64_t offset, uint64_t length) try {
   static const char kFunction[] = "halo_command_buffer_update";
   HALO_RETURN_IF_ERROR(check_command_buffer(command_buffer, kFunction));
   HALO_RETURN_IF_ERROR(check_buffer(target, kFunction, "target"));
   if (source == nullptr && length > 0) return null_argument(kFunction, "source");
-  return command_buffer_vtable(command_buffer)
-      ->update(command_buffer, source, target, offset, length);
+  return call_plugin(kFunction, command_buffer_vtable(command_buffer)->update,
+                     command_buffer, source, target, offset, length);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_command_buffer_copy(halo_command_buffer_t* command_buffer,
                                        halo_buffer_t* source,
                                        uint64_t source_offset,
                                        halo_buffer_t* target,
                                        uint64_t target_offset,
-                                       uint64_t length) {
+                                       uint64_t length) try {
   static const char kFunction[] = "halo_command_buffer_copy";
   HALO_RETURN_IF_ERROR(check_command_buffer(command_buffer, kFunction));
   HALO_RETURN_IF_ERROR(check_buffer(source, kFunction, "source"));
   HALO_RETURN_IF_ERROR(check_buffer(target, kFunction, "target"));
-  return command_buffer_vtable(command_buffer)
-      ->copy(command_buffer, source, source_offset, target, target_offset,
-             length);
+  return call_plugin(kFunction, command_buffer_vtable(command_buffer)->copy,
+                     command_buffer, source, source_offset, target,
+                     target_offset, length);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_command_buffer_dispatch(
     halo_command_buffer_t* command_buffer,
-    const halo_dispatch_params_t* params) {
+    const halo_dispatch_params_t* params) try {
   static const char kFunction[] = "halo_command_buffer_dispatch";
   HALO_RETURN_IF_ERROR(check_command_buffer(command_buffer, kFunction));
   if (params == nullptr) return null_argument(kFunction, "params");
@@ -236,14 +270,16 @@ halo_status_t halo_command_buffer_dispatch(
     HALO_RETURN_IF_ERROR(
         check_buffer(params->bindings[i].buffer, kFunction, "a binding"));
   }
-  return command_buffer_vtable(command_buffer)->dispatch(command_buffer, params);
+  return call_plugin(kFunction, command_buffer_vtable(command_buffer)->dispatch,
+                     command_buffer, params);
 }
+HALO_API_CATCH_ALL
 
 // --- Executables -----------------------------------------------------------
 
 halo_status_t halo_executable_create(halo_device_t* device,
                                      const halo_executable_params_t* params,
-                                     halo_executable_t** out_executable) {
+                                     halo_executable_t** out_executable) try {
   static const char kFunction[] = "halo_executable_create";
   HALO_RETURN_IF_ERROR(check_device(device, kFunction));
   if (params == nullptr) return null_argument(kFunction, "params");
@@ -264,8 +300,13 @@ halo_status_t halo_executable_create(halo_device_t* device,
   if (vtable->create_executable == nullptr) {
     return unimplemented(kFunction, "executables");
   }
-  return vtable->create_executable(device, params, out_executable);
+  HALO_RETURN_IF_ERROR(call_plugin(kFunction, vtable->create_executable,
+                                   device, params, out_executable));
+  return adopt_created(kFunction,
+                       reinterpret_cast<const void*>(vtable->create_executable),
+                       HALO_OBJECT_TYPE_EXECUTABLE, out_executable);
 }
+HALO_API_CATCH_ALL
 
 void halo_executable_retain(halo_executable_t* executable) {
   halo_object_retain(as_object(executable));
@@ -276,39 +317,43 @@ void halo_executable_release(halo_executable_t* executable) {
 }
 
 halo_status_t halo_executable_entry_point_count(halo_executable_t* executable,
-                                                uint32_t* out_count) {
+                                                uint32_t* out_count) try {
   static const char kFunction[] = "halo_executable_entry_point_count";
   HALO_RETURN_IF_ERROR(check_executable(executable, kFunction));
   if (out_count == nullptr) return null_argument(kFunction, "out_count");
   *out_count = executable_vtable(executable)->entry_point_count(executable);
   return nullptr;
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_executable_query_entry_point(
     halo_executable_t* executable, uint32_t ordinal,
-    halo_entry_point_info_t* out_info) {
+    halo_entry_point_info_t* out_info) try {
   static const char kFunction[] = "halo_executable_query_entry_point";
   HALO_RETURN_IF_ERROR(check_executable(executable, kFunction));
   if (out_info == nullptr) return null_argument(kFunction, "out_info");
   halo_entry_point_info_t info = {};
   info.struct_size = sizeof(info);
   HALO_RETURN_IF_ERROR(
-      executable_vtable(executable)->query_entry_point(executable, ordinal,
-                                                        &info));
+      call_plugin(kFunction, executable_vtable(executable)->query_entry_point,
+                  executable, ordinal, &info));
   info.name[sizeof(info.name) - 1] = '\0';
   info.struct_size = sizeof(info);
   return copy_out(info, out_info, kFunction);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_executable_lookup_entry_point(halo_executable_t* executable,
                                                  const char* name,
-                                                 uint32_t* out_ordinal) {
+                                                 uint32_t* out_ordinal) try {
   static const char kFunction[] = "halo_executable_lookup_entry_point";
   HALO_RETURN_IF_ERROR(check_executable(executable, kFunction));
   if (name == nullptr) return null_argument(kFunction, "name");
   if (out_ordinal == nullptr) return null_argument(kFunction, "out_ordinal");
-  return executable_vtable(executable)->lookup_entry_point(executable, name,
-                                                           out_ordinal);
+  return call_plugin(kFunction,
+                     executable_vtable(executable)->lookup_entry_point,
+                     executable, name, out_ordinal);
 }
+HALO_API_CATCH_ALL
 
 }  // extern "C"

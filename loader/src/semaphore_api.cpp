@@ -1,8 +1,11 @@
 // The semaphore's public C API: argument checks, then the plugin's vtable.
+#include "api_guard.hpp"
 #include "check.hpp"
 #include "halo/device.h"
 #include "halo/semaphore.h"
 #include "multi_wait.hpp"
+#include "plugin_objects.hpp"
+#include "plugin_status.hpp"
 
 using namespace halo::loader;
 
@@ -36,7 +39,7 @@ extern "C" {
 halo_status_t halo_semaphore_create(halo_device_t* device,
                                     uint64_t initial_value,
                                     halo_semaphore_flags_t flags,
-                                    halo_semaphore_t** out_semaphore) {
+                                    halo_semaphore_t** out_semaphore) try {
   static const char kFunction[] = "halo_semaphore_create";
   HALO_RETURN_IF_ERROR(check_object(device, HALO_OBJECT_TYPE_DEVICE,
                                     sizeof(halo_device_vtable_t), kFunction,
@@ -44,9 +47,15 @@ halo_status_t halo_semaphore_create(halo_device_t* device,
   if (out_semaphore == nullptr) return null_argument(kFunction, "out_semaphore");
   *out_semaphore = nullptr;
   HALO_RETURN_IF_ERROR(check_value(initial_value, kFunction, "initial_value"));
-  return vtable_of<halo_device_vtable_t>(device)->create_semaphore(
-      device, initial_value, flags, out_semaphore);
+  HALO_RETURN_IF_ERROR(check_known_flags(flags, HALO_SEMAPHORE_FLAGS_KNOWN,
+                                         kFunction, "flags"));
+  const auto create = vtable_of<halo_device_vtable_t>(device)->create_semaphore;
+  HALO_RETURN_IF_ERROR(call_plugin(kFunction, create, device, initial_value,
+                                   flags, out_semaphore));
+  return adopt_created(kFunction, reinterpret_cast<const void*>(create),
+                       HALO_OBJECT_TYPE_SEMAPHORE, out_semaphore);
 }
+HALO_API_CATCH_ALL
 
 void halo_semaphore_retain(halo_semaphore_t* semaphore) {
   halo_object_retain(as_object(semaphore));
@@ -57,15 +66,17 @@ void halo_semaphore_release(halo_semaphore_t* semaphore) {
 }
 
 halo_status_t halo_semaphore_query(halo_semaphore_t* semaphore,
-                                   uint64_t* out_value) {
+                                   uint64_t* out_value) try {
   static const char kFunction[] = "halo_semaphore_query";
   HALO_RETURN_IF_ERROR(check_semaphore(semaphore, kFunction));
   if (out_value == nullptr) return null_argument(kFunction, "out_value");
-  return semaphore_vtable(semaphore)->query(semaphore, out_value);
+  return call_plugin(kFunction, semaphore_vtable(semaphore)->query, semaphore,
+                     out_value);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_semaphore_signal(halo_semaphore_t* semaphore,
-                                    uint64_t value) {
+                                    uint64_t value) try {
   static const char kFunction[] = "halo_semaphore_signal";
   HALO_RETURN_IF_ERROR(check_semaphore(semaphore, kFunction));
   HALO_RETURN_IF_ERROR(check_value(value, kFunction, "value"));
@@ -74,11 +85,13 @@ halo_status_t halo_semaphore_signal(halo_semaphore_t* semaphore,
                               "%s: value 0 is never above the payload",
                               kFunction);
   }
-  return semaphore_vtable(semaphore)->signal(semaphore, value);
+  return call_plugin(kFunction, semaphore_vtable(semaphore)->signal, semaphore,
+                     value);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_semaphore_fail(halo_semaphore_t* semaphore,
-                                  halo_status_t status) {
+                                  halo_status_t status) try {
   static const char kFunction[] = "halo_semaphore_fail";
   halo_status_t error = check_semaphore(semaphore, kFunction);
   if (error != nullptr) {
@@ -93,19 +106,22 @@ halo_status_t halo_semaphore_fail(halo_semaphore_t* semaphore,
   semaphore_vtable(semaphore)->fail(semaphore, status);
   return nullptr;
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_semaphore_wait(halo_semaphore_t* semaphore, uint64_t value,
-                                  halo_time_ns_t deadline) {
+                                  halo_time_ns_t deadline) try {
   static const char kFunction[] = "halo_semaphore_wait";
   HALO_RETURN_IF_ERROR(check_semaphore(semaphore, kFunction));
   HALO_RETURN_IF_ERROR(check_value(value, kFunction, "value"));
-  return semaphore_vtable(semaphore)->wait(semaphore, value, deadline);
+  return call_plugin(kFunction, semaphore_vtable(semaphore)->wait, semaphore,
+                     value, deadline);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_semaphores_wait(halo_wait_mode_t mode, size_t count,
                                    halo_semaphore_t* const* semaphores,
                                    const uint64_t* values,
-                                   halo_time_ns_t deadline) {
+                                   halo_time_ns_t deadline) try {
   static const char kFunction[] = "halo_semaphores_wait";
   if (mode != HALO_WAIT_MODE_ALL && mode != HALO_WAIT_MODE_ANY) {
     return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
@@ -128,9 +144,10 @@ halo_status_t halo_semaphores_wait(halo_wait_mode_t mode, size_t count,
   }
   return wait_semaphores(mode, count, semaphores, values, deadline);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_semaphore_acquire_timepoint(halo_semaphore_t* semaphore,
-                                               halo_timepoint_t* timepoint) {
+                                               halo_timepoint_t* timepoint) try {
   static const char kFunction[] = "halo_semaphore_acquire_timepoint";
   HALO_RETURN_IF_ERROR(check_semaphore(semaphore, kFunction));
   if (timepoint == nullptr) return null_argument(kFunction, "timepoint");
@@ -146,12 +163,14 @@ halo_status_t halo_semaphore_acquire_timepoint(halo_semaphore_t* semaphore,
   }
   HALO_RETURN_IF_ERROR(
       check_value(timepoint->value, kFunction, "timepoint->value"));
-  return semaphore_vtable(semaphore)->acquire_timepoint(semaphore, timepoint);
+  return call_plugin(kFunction, semaphore_vtable(semaphore)->acquire_timepoint,
+                     semaphore, timepoint);
 }
+HALO_API_CATCH_ALL
 
 halo_status_t halo_semaphore_cancel_timepoint(halo_semaphore_t* semaphore,
                                               halo_timepoint_t* timepoint,
-                                              bool* out_cancelled) {
+                                              bool* out_cancelled) try {
   static const char kFunction[] = "halo_semaphore_cancel_timepoint";
   HALO_RETURN_IF_ERROR(check_semaphore(semaphore, kFunction));
   if (timepoint == nullptr) return null_argument(kFunction, "timepoint");
@@ -160,5 +179,6 @@ halo_status_t halo_semaphore_cancel_timepoint(halo_semaphore_t* semaphore,
   if (out_cancelled != nullptr) *out_cancelled = cancelled;
   return nullptr;
 }
+HALO_API_CATCH_ALL
 
 }  // extern "C"

@@ -3,23 +3,30 @@
 // A status is one allocation holding the code and the NUL-terminated message.
 // When memory runs out, a preallocated static RESOURCE_EXHAUSTED status is
 // handed out instead, so creating a status never fails; freeing ignores it.
+//
+// A status libhalo did not make (a plugin's own struct; status_object.hpp)
+// reaches these functions when one plugin passes another's status on, or a
+// timepoint callback hands it to an application. They never free it, and
+// read it as INTERNAL with kForeignMessage, so it cannot crash anyone.
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "halo/status.h"
+#include "status_object.hpp"
 
-struct halo_status_s {
-  halo_status_code_t code;
-  size_t length;
-  char message[1];
-};
+using halo::loader::is_libhalo_status;
+using halo::loader::kStatusMagic;
 
 namespace {
 
 halo_status_s g_out_of_memory_status = {
-    HALO_STATUS_RESOURCE_EXHAUSTED, 0, {'\0'}};
+    kStatusMagic, HALO_STATUS_RESOURCE_EXHAUSTED, 0, {'\0'}};
+
+constexpr char kForeignMessage[] =
+    "a status not created by libhalo (a plugin made it itself instead of "
+    "through the host interface)";
 
 // One immortal status per code, for hot paths that must not allocate. Each is
 // its own allocation made once and never freed (the message varies in size).
@@ -37,6 +44,7 @@ halo_status_t allocate_status(halo_status_code_t code, const char* message,
   auto* status = static_cast<halo_status_s*>(
       std::malloc(offsetof(halo_status_s, message) + length + 1));
   if (status == nullptr) return &g_out_of_memory_status;
+  status->magic = kStatusMagic;
   status->code = code;
   status->length = length;
   if (length > 0) std::memcpy(status->message, message, length);
@@ -75,6 +83,7 @@ halo_status_t halo_status_format(halo_status_code_t code, const char* format,
     va_end(args);
     return &g_out_of_memory_status;
   }
+  status->magic = kStatusMagic;
   status->code = code;
   status->length = size;
   std::vsnprintf(status->message, size + 1, format, args);
@@ -104,21 +113,32 @@ halo_status_t halo_status_from_code(halo_status_code_t code) {
 }
 
 halo_status_t halo_status_clone(halo_status_t status) {
-  if (status == nullptr || is_immortal(status)) return status;
+  if (status == nullptr) return nullptr;
+  if (!is_libhalo_status(status)) {
+    return halo_status_create(HALO_STATUS_INTERNAL, kForeignMessage);
+  }
+  if (is_immortal(status)) return status;
   return allocate_status(status->code, status->message, status->length);
 }
 
 void halo_status_free(halo_status_t status) {
-  if (status == nullptr || is_immortal(status)) return;
+  if (status == nullptr || !is_libhalo_status(status) || is_immortal(status)) {
+    return;
+  }
+  // Cleared so that a stale pointer to this memory no longer passes for a
+  // status.
+  status->magic = 0;
   std::free(status);
 }
 
 halo_status_code_t halo_status_code(halo_status_t status) {
-  return status == nullptr ? HALO_STATUS_OK : status->code;
+  if (status == nullptr) return HALO_STATUS_OK;
+  return is_libhalo_status(status) ? status->code : HALO_STATUS_INTERNAL;
 }
 
 const char* halo_status_message(halo_status_t status) {
-  return status == nullptr ? "" : status->message;
+  if (status == nullptr) return "";
+  return is_libhalo_status(status) ? status->message : kForeignMessage;
 }
 
 const char* halo_status_code_name(halo_status_code_t code) {
@@ -146,9 +166,15 @@ const char* halo_status_code_description(halo_status_code_t code) {
 }
 
 halo_status_t halo_status_annotate(halo_status_t status, const char* prefix) {
-  if (status == nullptr || prefix == nullptr || prefix[0] == '\0') {
-    return status;
+  if (status == nullptr) return nullptr;
+  if (!is_libhalo_status(status)) {
+    // Not ours to free: the annotated copy replaces it.
+    const bool has_prefix = prefix != nullptr && prefix[0] != '\0';
+    return halo_status_format(HALO_STATUS_INTERNAL, "%s%s%s",
+                              has_prefix ? prefix : "", has_prefix ? ": " : "",
+                              kForeignMessage);
   }
+  if (prefix == nullptr || prefix[0] == '\0') return status;
   halo_status_t annotated =
       halo_status_format(status->code, "%s: %s", prefix, status->message);
   if (annotated == &g_out_of_memory_status) return status;

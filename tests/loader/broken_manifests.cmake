@@ -53,6 +53,24 @@ file(WRITE ${HALO_TEST_BROKEN_DIR}/bad_priority.json
 }
 ")
 
+# Numbers past their fields: an ABI major of 65537 would wrap to 1 in the
+# 16 bits it packs into, and a priority of 2^32 + 1 to 1 in an int32. Their
+# libraries are text files, so a manifest accepted by mistake shows as
+# UNAVAILABLE (dlopen) instead of INVALID_ARGUMENT.
+halo_test_manifest(abi_major_range.json test_abi_major_range
+                   not_a_library_abi_range.so 65537.0)
+file(WRITE ${HALO_TEST_BROKEN_DIR}/priority_range.json
+"{
+  \"file_format_version\": \"1.0.0\",
+  \"plugin\": {
+    \"name\": \"test_priority_range\",
+    \"library_path\": \"not_a_library_priority.so\",
+    \"abi_version\": \"1.0\",
+    \"priority\": 4294967297
+  }
+}
+")
+
 # Text files named like libraries. Long enough that dlopen reads a whole ELF
 # header's worth of bytes and reports "invalid ELF header", not "file too short".
 set(not_a_library_text
@@ -62,6 +80,7 @@ to check that a failed dlopen skips the plugin with dlerror's reason.
 file(WRITE ${HALO_TEST_BROKEN_DIR}/not_a_library.so "${not_a_library_text}")
 file(WRITE ${HALO_TEST_BROKEN_DIR}/not_a_library_v2.so "${not_a_library_text}")
 file(WRITE ${HALO_TEST_BROKEN_DIR}/not_a_library_priority.so "${not_a_library_text}")
+file(WRITE ${HALO_TEST_BROKEN_DIR}/not_a_library_abi_range.so "${not_a_library_text}")
 halo_test_manifest(not_so.json test_not_so not_a_library.so 1.0)
 
 # A manifest of another major version. Its library is not a library at all, so

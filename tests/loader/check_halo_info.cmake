@@ -38,6 +38,8 @@ set(expected_skips
   "bad_json.json|INVALID_ARGUMENT|JSON"
   "missing_field.json|INVALID_ARGUMENT|plugin\\.library_path"
   "bad_priority.json|INVALID_ARGUMENT|plugin\\.priority"
+  "abi_major_range.json|INVALID_ARGUMENT|plugin\\.abi_version"
+  "priority_range.json|INVALID_ARGUMENT|plugin\\.priority"
   "manifest_v2.json|FAILED_PRECONDITION|ABI"
   "not_so.json|UNAVAILABLE|dlopen"
   "test_no_entry.json|NOT_FOUND|halo_plugin_query"
@@ -46,6 +48,11 @@ set(expected_skips
   "test_name_mismatch.json|INVALID_ARGUMENT|."
   "test_create_fails.json|PERMISSION_DENIED|create_driver"
   "test_enumerate_fails.json|DATA_LOSS|enumerate_devices"
+  "test_driver_no_vtable.json|INTERNAL|no vtable"
+  "test_driver_wrong_type.json|INTERNAL|type tag"
+  "test_driver_short_vtable.json|INTERNAL|8 bytes"
+  "test_driver_no_enumerate.json|INTERNAL|enumerate_devices"
+  "test_forged_status.json|INTERNAL|host interface"
   "test_dup_copy.json|ALREADY_EXISTS|duplicate"
   "test_dup_symlink.json|ALREADY_EXISTS|duplicate")
 

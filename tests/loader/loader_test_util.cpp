@@ -2,15 +2,19 @@
 #include "loader_test_util.hpp"
 
 #include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
 
 namespace halo_test {
 namespace {
 
-// Everything libhalo reads from the environment that changes what a scan
-// finds or prints. HALO_DISABLE_UNLOAD is left alone: sanitizer runs set it.
+// Everything libhalo (or a test plugin) reads from the environment that
+// changes what a scan finds or prints. HALO_DISABLE_UNLOAD is left alone:
+// sanitizer runs set it.
 constexpr const char* kLoaderVariables[] = {
     "HALO_PLUGIN_FILES",    "HALO_ADD_PLUGIN_FILES", "HALO_PLUGINS_SELECT",
     "HALO_PLUGINS_DISABLE", "HALO_LOADER_DEBUG",     "XDG_DATA_DIRS",
+    "HALO_TEST_PLUGIN_DEVICE_COUNT",
 };
 
 std::string file_name_of(std::string_view path) {
@@ -26,6 +30,24 @@ std::string good_manifest(std::string_view name) {
 
 std::string good_library(std::string_view name) {
   return kGoodDir + "/libhalo_plugin_" + std::string(name) + ".so";
+}
+
+std::string misbehaving_manifest(std::string_view name) {
+  return kMisbehavingDir + "/" + std::string(name) + ".json";
+}
+
+TemporaryFolder::TemporaryFolder() {
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "halo-loader-test-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    throw std::runtime_error("mkdtemp failed for " + pattern);
+  }
+  path_ = pattern;
+}
+
+TemporaryFolder::~TemporaryFolder() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
 }
 
 EnvironmentGuard::EnvironmentGuard() {

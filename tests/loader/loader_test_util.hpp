@@ -18,11 +18,28 @@ namespace halo_test {
 inline const std::string kGoodDir = HALO_TEST_GOOD_DIR;
 inline const std::string kBrokenDir = HALO_TEST_BROKEN_DIR;
 inline const std::string kXdgDir = HALO_TEST_XDG_DIR;
+inline const std::string kMisbehavingDir = HALO_TEST_MISBEHAVING_DIR;
 
 // Returns the manifest of good plugin |name| ("test_alpha").
 std::string good_manifest(std::string_view name);
 // Returns the library of good plugin |name|.
 std::string good_library(std::string_view name);
+// Returns the manifest of misbehaving plugin |name| ("test_device_no_vtable").
+std::string misbehaving_manifest(std::string_view name);
+
+// A fresh, empty folder under the system's temporary folder, removed with
+// everything in it on destruction.
+class TemporaryFolder {
+ public:
+  TemporaryFolder();
+  ~TemporaryFolder();
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // Unsets every environment variable the loader reads and restores them all
 // on destruction, so a test neither sees the caller's settings nor leaks its

@@ -25,6 +25,14 @@ const BrokenCase kBrokenCases[] = {
     {"bad_json.json", HALO_STATUS_INVALID_ARGUMENT, {"JSON"}},
     {"missing_field.json", HALO_STATUS_INVALID_ARGUMENT, {"plugin.library_path"}},
     {"bad_priority.json", HALO_STATUS_INVALID_ARGUMENT, {"plugin.priority"}},
+    // Numbers that would wrap into their fields: 65537.0 into ABI 1.0 and
+    // 2^32 + 1 into priority 1.
+    {"abi_major_range.json",
+     HALO_STATUS_INVALID_ARGUMENT,
+     {"plugin.abi_version", "65537", "65535"}},
+    {"priority_range.json",
+     HALO_STATUS_INVALID_ARGUMENT,
+     {"plugin.priority", "4294967297", "2147483647"}},
     // The library is a text file: only a refusal before dlopen gives this code.
     {"manifest_v2.json", HALO_STATUS_FAILED_PRECONDITION, {"ABI", "2.0", "1.0"}},
     {"not_so.json", HALO_STATUS_UNAVAILABLE, {"dlopen", "invalid ELF header"}},
@@ -40,6 +48,22 @@ const BrokenCase kBrokenCases[] = {
     {"test_enumerate_fails.json",
      HALO_STATUS_DATA_LOSS,
      {"enumerate_devices", "the device list was lost"}},
+    // Drivers that break the ABI are refused when created (each plugin fails
+    // alone), not recorded as loaded to fail or crash later.
+    {"test_driver_no_vtable.json", HALO_STATUS_INTERNAL, {"create_driver", "no vtable"}},
+    {"test_driver_wrong_type.json",
+     HALO_STATUS_INTERNAL,
+     {"create_driver", "type tag", "device"}},
+    {"test_driver_short_vtable.json",
+     HALO_STATUS_INTERNAL,
+     {"create_driver", "8 bytes", "ABI 1.0"}},
+    {"test_driver_no_enumerate.json",
+     HALO_STATUS_INTERNAL,
+     {"create_driver", "enumerate_devices"}},
+    // Its create_driver fails with a status it made itself: no abort in free().
+    {"test_forged_status.json",
+     HALO_STATUS_INTERNAL,
+     {"test_forged_status", "host interface"}},
     {"test_dup_copy.json", HALO_STATUS_ALREADY_EXISTS, {"duplicate"}},
     {"test_dup_symlink.json", HALO_STATUS_ALREADY_EXISTS, {"duplicate"}},
 };
@@ -84,7 +108,7 @@ using BrokenFolderTest = LoaderTest;
 TEST_F(BrokenFolderTest, EveryManifestHasARecordAndOnlyGoodOnesLoad) {
   const halo::Registry registry = scan({good_manifest("test_good"), kBrokenDir});
   const std::vector<halo::PluginRecord> records = registry.plugins();
-  ASSERT_EQ(records.size(), 1 + 14u) << describe(records);
+  ASSERT_EQ(records.size(), 1 + 21u) << describe(records);
 
   std::vector<std::string> manifests;
   for (std::size_t i = 1; i < records.size(); ++i) {
@@ -92,19 +116,37 @@ TEST_F(BrokenFolderTest, EveryManifestHasARecordAndOnlyGoodOnesLoad) {
     manifests.push_back(path.substr(path.rfind('/') + 1));
   }
   const std::vector<std::string> expected = {
-      "bad_json.json",           "bad_priority.json",      "manifest_v2.json",
-      "missing_field.json",      "not_so.json",            "test_create_fails.json",
-      "test_descriptor_v2.json", "test_dup.json",          "test_dup_copy.json",
-      "test_dup_symlink.json",   "test_enumerate_fails.json", "test_name_mismatch.json",
-      "test_no_entry.json",      "test_query_null.json",
+      "abi_major_range.json",
+      "bad_json.json",
+      "bad_priority.json",
+      "manifest_v2.json",
+      "missing_field.json",
+      "not_so.json",
+      "priority_range.json",
+      "test_create_fails.json",
+      "test_descriptor_v2.json",
+      "test_driver_no_enumerate.json",
+      "test_driver_no_vtable.json",
+      "test_driver_short_vtable.json",
+      "test_driver_wrong_type.json",
+      "test_dup.json",
+      "test_dup_copy.json",
+      "test_dup_symlink.json",
+      "test_enumerate_fails.json",
+      "test_forged_status.json",
+      "test_name_mismatch.json",
+      "test_no_entry.json",
+      "test_query_null.json",
   };
   EXPECT_EQ(manifests, expected);
 
   EXPECT_EQ(driver_names(registry), (std::vector<std::string>{"test_dup", "test_good"}));
   EXPECT_EQ(device_names(registry),
             (std::vector<std::string>{"test device", "test device"}));
-  for (const char* skipped : {"test_create_fails", "test_enumerate_fails",
-                              "test_query_null", "test_descriptor_v2"}) {
+  for (const char* skipped :
+       {"test_create_fails", "test_enumerate_fails", "test_query_null",
+        "test_descriptor_v2", "test_driver_no_vtable", "test_driver_wrong_type",
+        "test_driver_short_vtable", "test_driver_no_enumerate", "test_forged_status"}) {
     EXPECT_FALSE(registry.find_driver(skipped)) << skipped;
   }
 }

@@ -165,5 +165,37 @@ TEST(StatusTest, AnnotateNests) {
   EXPECT_STREQ(halo_status_message(owned.get()), "load: open: file");
 }
 
+// A status libhalo did not make (a plugin's own struct, here on the stack) is
+// recognised by every status function: never freed, and read as INTERNAL.
+// Before, its "code" was whatever its first bytes held, and freeing it
+// aborted in free().
+TEST(StatusTest, StatusLibhaloDidNotMakeIsInternalAndNeverFreed) {
+  struct {
+    int code;
+    const char* message;
+  } forged = {HALO_STATUS_ABORTED, "forged"};
+  halo_status_t status = reinterpret_cast<halo_status_t>(&forged);
+  EXPECT_EQ(halo_status_code(status), HALO_STATUS_INTERNAL);
+  EXPECT_NE(std::string(halo_status_message(status)).find("not created by libhalo"),
+            std::string::npos)
+      << halo_status_message(status);
+
+  halo::StatusPtr clone(halo_status_clone(status));
+  ASSERT_NE(clone, nullptr);
+  EXPECT_NE(clone.get(), status);
+  EXPECT_EQ(halo_status_code(clone.get()), HALO_STATUS_INTERNAL);
+
+  halo::StatusPtr annotated(halo_status_annotate(status, "context"));
+  ASSERT_NE(annotated, nullptr);
+  EXPECT_NE(annotated.get(), status);
+  EXPECT_EQ(halo_status_code(annotated.get()), HALO_STATUS_INTERNAL);
+  EXPECT_EQ(std::string(halo_status_message(annotated.get())).rfind("context: ", 0), 0u)
+      << halo_status_message(annotated.get());
+
+  halo_status_free(status);
+  EXPECT_EQ(forged.code, HALO_STATUS_ABORTED);
+  EXPECT_STREQ(forged.message, "forged");
+}
+
 }  // namespace
 }  // namespace halo_test

@@ -25,9 +25,15 @@ typedef struct halo_driver_info_t {
 typedef struct halo_device_params_t {
   uint32_t struct_size;
   uint32_t reserved0;
+  /* Bits of HALO_DEVICE_PARAMS_FLAGS_KNOWN only. */
   uint64_t flags;
   /* --- ABI 1.0 ends here. --- */
 } halo_device_params_t;
+
+/* Every bit of halo_device_params_t.flags defined: none in ABI 1.0. Creating
+ * a device refuses any other bit with INVALID_ARGUMENT, so that a bit can be
+ * given a meaning later. A new flag is appended here and to this mask. */
+#define HALO_DEVICE_PARAMS_FLAGS_KNOWN ((uint64_t)0)
 
 typedef struct halo_driver_vtable_t {
   halo_object_vtable_t object;
@@ -58,19 +64,24 @@ HALO_API halo_status_t halo_driver_query_info(halo_driver_t* driver,
                                               halo_driver_info_t* out_info);
 
 /* Stores the number of devices in |out_count|, enumerated now. Borrows
- * |driver|. Thread-safe. */
+ * |driver|. Thread-safe. Returns INTERNAL naming the plugin when it reports
+ * more than 65536 devices (libhalo's bound for one driver). */
 HALO_API halo_status_t halo_driver_device_count(halo_driver_t* driver,
                                                 size_t* out_count);
 
 /* Fills |out_info| (caller sets struct_size) for device |index| of a fresh
  * enumeration ordered by type (discrete GPU first, CPU last), then name.
- * Returns OUT_OF_RANGE for an index past the end. Borrows |driver|. */
+ * Returns OUT_OF_RANGE for an index past the end; INTERNAL naming the plugin
+ * when it reports more than 65536 devices. Borrows |driver|. */
 HALO_API halo_status_t halo_driver_query_device_info(
     halo_driver_t* driver, size_t index, halo_device_info_t* out_info);
 
 /* Creates the device |device_id| (from its info); a new reference in
  * |out_device|. |params| may be NULL for defaults. Returns NOT_FOUND for an
- * unknown id. Borrows |driver|. Thread-safe. */
+ * unknown id; INVALID_ARGUMENT for |params->flags| bits outside
+ * HALO_DEVICE_PARAMS_FLAGS_KNOWN; INTERNAL naming the plugin when it hands
+ * over a device that breaks the ABI (see object.h). Borrows |driver|.
+ * Thread-safe. */
 HALO_API halo_status_t halo_driver_create_device(
     halo_driver_t* driver, halo_device_id_t device_id,
     const halo_device_params_t* params, halo_device_t** out_device);

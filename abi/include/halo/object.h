@@ -6,6 +6,12 @@
  * and destroy. The public API checks the type tag, so passing a buffer where a
  * semaphore is expected returns INVALID_ARGUMENT instead of crashing.
  *
+ * libhalo checks each object a plugin creates once, when it is handed over: a
+ * vtable, the expected type tag, a struct_size of at least ABI 1.0's vtable,
+ * and every entry not marked "may be NULL". A driver that fails skips its
+ * plugin; any other object is refused with INTERNAL naming the plugin and
+ * what is wrong (and released, when its destroy can be called).
+ *
  * Plugins allocate their objects, initialise the header with a reference count
  * of 1, and release references through the host interface so that libhalo sees
  * every destruction (it unloads a plugin only once all its objects are gone). */

@@ -23,6 +23,12 @@ typedef uint32_t halo_registry_flags_t;
 #define HALO_REGISTRY_FLAG_IGNORE_ENVIRONMENT ((halo_registry_flags_t)1u << 0)
 /* Skip the manifest folders (build tree, prefix, XDG, /etc). */
 #define HALO_REGISTRY_FLAG_NO_DEFAULT_FOLDERS ((halo_registry_flags_t)1u << 1)
+/* Every flag bit above. halo_registry_create refuses any other bit with
+ * INVALID_ARGUMENT, so that a bit can be given a meaning later. A new flag is
+ * appended here and to this mask. */
+#define HALO_REGISTRY_FLAGS_KNOWN                \
+  (HALO_REGISTRY_FLAG_IGNORE_ENVIRONMENT |       \
+   HALO_REGISTRY_FLAG_NO_DEFAULT_FOLDERS)
 
 typedef struct halo_registry_options_t {
   uint32_t struct_size;
@@ -35,7 +41,9 @@ typedef struct halo_registry_options_t {
 
 /* Scans for plugins and loads them; each plugin fails alone. |options| may be
  * NULL. Returns a new registry in |out_registry|. Thread-safe. Returns
- * INVALID_ARGUMENT for a NULL |out_registry| or malformed options. */
+ * INVALID_ARGUMENT for a NULL |out_registry| or malformed options: a
+ * struct_size below 8, NULL paths, or flag bits outside
+ * HALO_REGISTRY_FLAGS_KNOWN. */
 HALO_API halo_status_t halo_registry_create(
     const halo_registry_options_t* options, halo_registry_t** out_registry);
 
@@ -101,7 +109,8 @@ HALO_API halo_status_t halo_registry_device_info(halo_registry_t* registry,
                                                  size_t index,
                                                  halo_device_info_t* out_info,
                                                  size_t* out_driver_index);
-/* Creates device |index|; a new reference in |out_device|. */
+/* Creates device |index|; a new reference in |out_device|. Checks |params|
+ * and the device as halo_driver_create_device does. */
 HALO_API halo_status_t halo_registry_create_device(
     halo_registry_t* registry, size_t index, const halo_device_params_t* params,
     halo_device_t** out_device);

@@ -127,11 +127,17 @@ typedef struct halo_semaphore_vtable_t {
 /* Semaphore creation flags (reserved for growth). */
 typedef uint64_t halo_semaphore_flags_t;
 #define HALO_SEMAPHORE_FLAG_NONE ((halo_semaphore_flags_t)0)
+/* Every flag bit defined: none in ABI 1.0. halo_semaphore_create refuses any
+ * other bit with INVALID_ARGUMENT, so that a bit can be given a meaning
+ * later. A new flag is appended here and to this mask. */
+#define HALO_SEMAPHORE_FLAGS_KNOWN ((halo_semaphore_flags_t)0)
 
 /* Creates a semaphore on |device| (borrowed) with payload |initial_value|.
  * Returns a new reference in |out_semaphore|. Thread-safe.
- * Returns INVALID_ARGUMENT if |device| is not a device, |out_semaphore| is NULL
- * or |initial_value| > HALO_SEMAPHORE_MAX_VALUE. */
+ * Returns INVALID_ARGUMENT if |device| is not a device, |out_semaphore| is NULL,
+ * |initial_value| > HALO_SEMAPHORE_MAX_VALUE or |flags| has bits outside
+ * HALO_SEMAPHORE_FLAGS_KNOWN; INTERNAL naming the plugin if the plugin hands
+ * over a semaphore that breaks the ABI (see halo_driver_create_device). */
 HALO_API halo_status_t halo_semaphore_create(halo_device_t* device,
                                              uint64_t initial_value,
                                              halo_semaphore_flags_t flags,

@@ -71,14 +71,19 @@ HALO_API halo_status_t halo_status_format(halo_status_code_t code,
  * Returns NULL for NULL. */
 HALO_API halo_status_t halo_status_clone(halo_status_t status);
 
-/* Takes ownership of |status| and frees it. Accepts NULL. */
+/* Takes ownership of |status| and frees it. Accepts NULL. A status libhalo
+ * did not create (a plugin made it itself instead of through the host
+ * interface) is recognised and never freed. */
 HALO_API void halo_status_free(halo_status_t status);
 
-/* Returns the code of |status| (borrowed); HALO_STATUS_OK for NULL. */
+/* Returns the code of |status| (borrowed); HALO_STATUS_OK for NULL;
+ * HALO_STATUS_INTERNAL for a status libhalo did not create. Every libhalo call
+ * that receives such a status from a plugin returns INTERNAL naming the
+ * plugin instead. */
 HALO_API halo_status_code_t halo_status_code(halo_status_t status);
 
 /* Returns the message of |status| (borrowed; valid while |status| lives);
- * "" for NULL. */
+ * "" for NULL; a fixed text saying so for a status libhalo did not create. */
 HALO_API const char* halo_status_message(halo_status_t status);
 
 /* Returns the upper-case name of |code| ("INVALID_ARGUMENT"), or "UNRECOGNIZED"

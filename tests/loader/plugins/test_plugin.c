@@ -27,7 +27,27 @@
  *   EXIT_IN_DEVICE_DESTROY  destroying a device prints
  *                       $HALO_TEST_PLUGIN_EXIT_TEXT on stdout and ends the
  *                       process with exit code 0: output a runner cannot
- *                       trust, from a process that ended "cleanly". */
+ *                       trust, from a process that ended "cleanly".
+ *   DEVICE_NO_VTABLE, DEVICE_WRONG_TYPE, DEVICE_SHORT_VTABLE,
+ *   DEVICE_NO_QUERY_INFO  each created device breaks the ABI in that one way:
+ *                       no vtable, a driver's type tag, an 8-byte vtable,
+ *                       or a NULL query_info entry.
+ *   SEMAPHORE_NO_QUERY  the device creates semaphores whose vtable has a
+ *                       NULL query entry (every other entry is a stub).
+ *   DEVICE_FORGED_STATUS  every device call that the plugin does not
+ *                       implement returns a status the plugin made itself,
+ *                       not through the host interface.
+ *   DEVICE_COUNT_FROM_ENV  enumerate_devices reports
+ *                       $HALO_TEST_PLUGIN_DEVICE_COUNT devices when it is
+ *                       set, so a test can change the count after the scan.
+ *
+ * Modes that break the driver at load time, each skipping the plugin:
+ * DRIVER_NO_VTABLE, DRIVER_WRONG_TYPE, DRIVER_SHORT_VTABLE and
+ * DRIVER_NO_ENUMERATE (as their device counterparts), and FORGED_STATUS
+ * (create_driver fails with a status the plugin made itself).
+ *
+ * An object without a usable vtable cannot be destroyed by libhalo, so the
+ * modes that hand one over keep it in static storage instead of leaking. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stddef.h>
@@ -49,6 +69,18 @@
 #define TEST_MODE_RECYCLE 7
 #define TEST_MODE_CREATE_DEVICE_FAILS 8
 #define TEST_MODE_EXIT_IN_DEVICE_DESTROY 9
+#define TEST_MODE_DRIVER_NO_VTABLE 10
+#define TEST_MODE_DRIVER_WRONG_TYPE 11
+#define TEST_MODE_DRIVER_SHORT_VTABLE 12
+#define TEST_MODE_DRIVER_NO_ENUMERATE 13
+#define TEST_MODE_FORGED_STATUS 14
+#define TEST_MODE_DEVICE_NO_VTABLE 15
+#define TEST_MODE_DEVICE_WRONG_TYPE 16
+#define TEST_MODE_DEVICE_SHORT_VTABLE 17
+#define TEST_MODE_DEVICE_NO_QUERY_INFO 18
+#define TEST_MODE_SEMAPHORE_NO_QUERY 19
+#define TEST_MODE_DEVICE_FORGED_STATUS 20
+#define TEST_MODE_DEVICE_COUNT_FROM_ENV 21
 
 #ifndef TEST_PLUGIN_NAME
 #error "TEST_PLUGIN_NAME must be defined"
@@ -56,6 +88,28 @@
 #ifndef TEST_PLUGIN_MODE
 #define TEST_PLUGIN_MODE TEST_MODE_GOOD
 #endif
+
+/* What the broken-object modes change; every other mode gets the good value. */
+#define MODE_IS(mode) (TEST_PLUGIN_MODE == TEST_MODE_##mode)
+#define DRIVER_VTABLE_TYPE \
+  (MODE_IS(DRIVER_WRONG_TYPE) ? HALO_OBJECT_TYPE_DEVICE : HALO_OBJECT_TYPE_DRIVER)
+/* 8 bytes: struct_size and type, not even destroy. */
+#define DRIVER_VTABLE_SIZE \
+  (MODE_IS(DRIVER_SHORT_VTABLE) ? 8u : (uint32_t)sizeof(halo_driver_vtable_t))
+#define DRIVER_UNDESTROYABLE (MODE_IS(DRIVER_NO_VTABLE) || MODE_IS(DRIVER_SHORT_VTABLE))
+#define DEVICE_VTABLE_TYPE \
+  (MODE_IS(DEVICE_WRONG_TYPE) ? HALO_OBJECT_TYPE_DRIVER : HALO_OBJECT_TYPE_DEVICE)
+#define DEVICE_VTABLE_SIZE \
+  (MODE_IS(DEVICE_SHORT_VTABLE) ? 8u : (uint32_t)sizeof(halo_device_vtable_t))
+#define DEVICE_UNDESTROYABLE (MODE_IS(DEVICE_NO_VTABLE) || MODE_IS(DEVICE_SHORT_VTABLE))
+
+/* A status the plugin made itself instead of through the host interface: it
+ * looks like one (a code, then a message), but libhalo never allocated it. */
+static const struct {
+  int code;
+  const char* message;
+} g_forged_status = {HALO_STATUS_INTERNAL, "a status of the plugin's own making"};
+#define FORGED_STATUS ((halo_status_t)&g_forged_status)
 
 typedef struct test_device_desc_t {
   const char* name;
@@ -137,6 +191,9 @@ static void* allocate(const halo_host_interface_t* host, size_t size) {
 }
 
 static halo_status_t unimplemented(const test_device_t* device, const char* what) {
+  if (MODE_IS(DEVICE_FORGED_STATUS)) {
+    return FORGED_STATUS;
+  }
   return device->host->status_format(HALO_STATUS_UNIMPLEMENTED,
                                      "test plugin: %s is not implemented", what);
 }
@@ -199,6 +256,93 @@ static halo_status_t device_query_capabilities(
   return HALO_OK;
 }
 
+#if MODE_IS(SEMAPHORE_NO_QUERY)
+/* A semaphore that implements nothing: only its vtable matters here. */
+typedef struct test_semaphore_t {
+  halo_object_t object;
+  const halo_host_interface_t* host;
+  /* Retained: the device outlives its semaphores. */
+  halo_device_t* device;
+} test_semaphore_t;
+
+static void semaphore_destroy(halo_object_t* object) {
+  test_semaphore_t* semaphore = (test_semaphore_t*)object;
+  const halo_host_interface_t* host = semaphore->host;
+  host->object_release((halo_object_t*)semaphore->device);
+  host->allocator.free(host->allocator.self, semaphore);
+}
+
+static halo_status_t semaphore_unimplemented(halo_semaphore_t* base) {
+  return ((test_semaphore_t*)base)->host->status_create(
+      HALO_STATUS_UNIMPLEMENTED, "test plugin: semaphores do nothing");
+}
+
+static halo_status_t semaphore_signal(halo_semaphore_t* base, uint64_t value) {
+  (void)value;
+  return semaphore_unimplemented(base);
+}
+
+static void semaphore_fail(halo_semaphore_t* base, halo_status_t status) {
+  ((test_semaphore_t*)base)->host->status_free(status);
+}
+
+static halo_status_t semaphore_wait(halo_semaphore_t* base, uint64_t value,
+                                    halo_time_ns_t deadline) {
+  (void)value;
+  (void)deadline;
+  return semaphore_unimplemented(base);
+}
+
+static halo_status_t semaphore_acquire_timepoint(halo_semaphore_t* base,
+                                                 halo_timepoint_t* timepoint) {
+  (void)timepoint;
+  return semaphore_unimplemented(base);
+}
+
+static bool semaphore_cancel_timepoint(halo_semaphore_t* base,
+                                       halo_timepoint_t* timepoint) {
+  (void)base;
+  (void)timepoint;
+  return false;
+}
+
+static halo_device_t* semaphore_device(halo_semaphore_t* base) {
+  return ((test_semaphore_t*)base)->device;
+}
+
+static const halo_semaphore_vtable_t kSemaphoreVtable = {
+    .object = {.struct_size = sizeof(halo_semaphore_vtable_t),
+               .type = HALO_OBJECT_TYPE_SEMAPHORE,
+               .destroy = semaphore_destroy},
+    .query = NULL, /* The one entry left out. */
+    .signal = semaphore_signal,
+    .fail = semaphore_fail,
+    .wait = semaphore_wait,
+    .acquire_timepoint = semaphore_acquire_timepoint,
+    .cancel_timepoint = semaphore_cancel_timepoint,
+    .device = semaphore_device,
+};
+
+static halo_status_t device_create_semaphore(halo_device_t* base, uint64_t initial,
+                                             halo_semaphore_flags_t flags,
+                                             halo_semaphore_t** out_semaphore) {
+  test_device_t* device = (test_device_t*)base;
+  (void)initial;
+  (void)flags;
+  test_semaphore_t* semaphore = allocate(device->host, sizeof(*semaphore));
+  if (semaphore == NULL) {
+    return device->host->status_create(HALO_STATUS_RESOURCE_EXHAUSTED,
+                                       "test plugin: out of memory");
+  }
+  halo_object_t header = HALO_OBJECT_HEADER_INIT(&kSemaphoreVtable);
+  semaphore->object = header;
+  semaphore->host = device->host;
+  device->host->object_retain(&device->object);
+  semaphore->device = base;
+  *out_semaphore = (halo_semaphore_t*)semaphore;
+  return HALO_OK;
+}
+#else
 static halo_status_t device_create_semaphore(halo_device_t* base, uint64_t initial,
                                              halo_semaphore_flags_t flags,
                                              halo_semaphore_t** out_semaphore) {
@@ -207,6 +351,7 @@ static halo_status_t device_create_semaphore(halo_device_t* base, uint64_t initi
   (void)out_semaphore;
   return unimplemented((test_device_t*)base, "create_semaphore");
 }
+#endif
 
 static halo_semaphore_compatibility_t device_semaphore_compatibility(
     halo_device_t* base, halo_semaphore_t* semaphore) {
@@ -248,10 +393,10 @@ static halo_status_t device_wait_idle(halo_device_t* base, halo_time_ns_t deadli
 /* allocate_buffer, create_command_buffer and create_executable stay NULL:
  * device.h says libhalo then answers UNIMPLEMENTED itself. */
 static const halo_device_vtable_t kDeviceVtable = {
-    .object = {.struct_size = sizeof(halo_device_vtable_t),
-               .type = HALO_OBJECT_TYPE_DEVICE,
+    .object = {.struct_size = DEVICE_VTABLE_SIZE,
+               .type = DEVICE_VTABLE_TYPE,
                .destroy = device_destroy},
-    .query_info = device_query_info,
+    .query_info = MODE_IS(DEVICE_NO_QUERY_INFO) ? NULL : device_query_info,
     .query_capabilities = device_query_capabilities,
     .create_semaphore = device_create_semaphore,
     .semaphore_compatibility = device_semaphore_compatibility,
@@ -263,6 +408,12 @@ static const halo_device_vtable_t kDeviceVtable = {
     .create_command_buffer = NULL,
     .create_executable = NULL,
 };
+
+#if MODE_IS(DEVICE_NO_VTABLE)
+#define DEVICE_VTABLE NULL
+#else
+#define DEVICE_VTABLE (&kDeviceVtable)
+#endif
 
 /* ---- Driver ------------------------------------------------------------ */
 
@@ -332,6 +483,12 @@ static halo_status_t driver_enumerate_devices(halo_driver_t* base, size_t capaci
     copy_out((char*)out_infos + i * info_stride, stride, &info, sizeof(info));
   }
   *out_count = DEVICE_COUNT;
+#if MODE_IS(DEVICE_COUNT_FROM_ENV)
+  const char* count = getenv("HALO_TEST_PLUGIN_DEVICE_COUNT");
+  if (count != NULL) {
+    *out_count = (size_t)strtoull(count, NULL, 10);
+  }
+#endif
   return HALO_OK;
 #endif
 }
@@ -352,12 +509,21 @@ static halo_status_t driver_create_device(halo_driver_t* base,
     if (device_id_of(i) != device_id) {
       continue;
     }
+#if DEVICE_UNDESTROYABLE
+    /* Never destroyed, so it holds no reference to the driver; never
+     * written, so concurrent creations share it without a race. */
+    (void)kDeviceVtable;
+    static test_device_t undestroyable = {HALO_OBJECT_HEADER_INIT(DEVICE_VTABLE), NULL,
+                                          NULL, 0};
+    *out_device = (halo_device_t*)&undestroyable;
+    return HALO_OK;
+#else
     test_device_t* device = allocate(driver->host, sizeof(*device));
     if (device == NULL) {
       return driver->host->status_create(HALO_STATUS_RESOURCE_EXHAUSTED,
                                          "test plugin: out of memory");
     }
-    halo_object_t header = HALO_OBJECT_HEADER_INIT(&kDeviceVtable);
+    halo_object_t header = HALO_OBJECT_HEADER_INIT(DEVICE_VTABLE);
     device->object = header;
     device->host = driver->host;
     driver->host->object_retain(&driver->object);
@@ -365,6 +531,7 @@ static halo_status_t driver_create_device(halo_driver_t* base,
     device->index = i;
     *out_device = (halo_device_t*)device;
     return HALO_OK;
+#endif
   }
   return driver->host->status_format(HALO_STATUS_NOT_FOUND,
                                      "test plugin: no device with id %llu",
@@ -372,13 +539,19 @@ static halo_status_t driver_create_device(halo_driver_t* base,
 }
 
 static const halo_driver_vtable_t kDriverVtable = {
-    .object = {.struct_size = sizeof(halo_driver_vtable_t),
-               .type = HALO_OBJECT_TYPE_DRIVER,
+    .object = {.struct_size = DRIVER_VTABLE_SIZE,
+               .type = DRIVER_VTABLE_TYPE,
                .destroy = driver_destroy},
     .query_info = driver_query_info,
-    .enumerate_devices = driver_enumerate_devices,
+    .enumerate_devices = MODE_IS(DRIVER_NO_ENUMERATE) ? NULL : driver_enumerate_devices,
     .create_device = driver_create_device,
 };
+
+#if MODE_IS(DRIVER_NO_VTABLE)
+#define DRIVER_VTABLE NULL
+#else
+#define DRIVER_VTABLE (&kDriverVtable)
+#endif
 
 static halo_status_t create_driver(const halo_host_interface_t* host,
                                    halo_driver_t** out_driver) {
@@ -387,6 +560,18 @@ static halo_status_t create_driver(const halo_host_interface_t* host,
   (void)kDriverVtable;
   return host->status_create(HALO_STATUS_PERMISSION_DENIED,
                              "test plugin: cannot open /dev/halo-test");
+#elif MODE_IS(FORGED_STATUS)
+  (void)host;
+  (void)out_driver;
+  (void)kDriverVtable;
+  return FORGED_STATUS;
+#elif DRIVER_UNDESTROYABLE
+  /* Never written, so concurrent scans share it without a race. */
+  (void)host;
+  (void)kDriverVtable;
+  static test_driver_t undestroyable = {HALO_OBJECT_HEADER_INIT(DRIVER_VTABLE), NULL};
+  *out_driver = (halo_driver_t*)&undestroyable;
+  return HALO_OK;
 #else
 #if TEST_PLUGIN_MODE == TEST_MODE_RECYCLE
   int expected = 0;
@@ -402,7 +587,7 @@ static halo_status_t create_driver(const halo_host_interface_t* host,
     return host->status_create(HALO_STATUS_RESOURCE_EXHAUSTED,
                                "test plugin: out of memory");
   }
-  halo_object_t header = HALO_OBJECT_HEADER_INIT(&kDriverVtable);
+  halo_object_t header = HALO_OBJECT_HEADER_INIT(DRIVER_VTABLE);
   driver->object = header;
   driver->host = host;
   *out_driver = (halo_driver_t*)driver;
