@@ -1,5 +1,5 @@
 // Recording a dispatch: checks, a kernel object of its own with every
-// argument set, and the global size.
+// argument set, and the global size (checked in dispatch_grid.cpp).
 #include <cstdio>
 #include <cstring>
 
@@ -7,6 +7,7 @@
 #include "cl_status.hpp"
 #include "command_buffer.hpp"
 #include "device.hpp"
+#include "dispatch_grid.hpp"
 #include "executable.hpp"
 
 namespace halo::cl {
@@ -110,10 +111,11 @@ halo_status_t CommandBuffer::record_dispatch(
   HALO_SDK_RETURN_IF_ERROR(check_bindings(params, buffers, lengths));
   Command command;
   command.kind = Command::Kind::kDispatch;
-  for (int d = 0; d < 3; ++d) {
-    command.local[d] = entry->local_size[d];
-    command.global[d] = size_t{params.workgroup_count[d]} * entry->local_size[d];
-  }
+  for (int d = 0; d < 3; ++d) command.local[d] = entry->local_size[d];
+  HALO_SDK_RETURN_IF_ERROR(check_grid(host, params.workgroup_count,
+                                      entry->local_size,
+                                      device->description->size_max,
+                                      command.global));
   if (command.global[0] == 0 || command.global[1] == 0 ||
       command.global[2] == 0) {
     return HALO_OK;  // No workgroups: nothing to run.

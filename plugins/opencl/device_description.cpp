@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "cl_status.hpp"
+#include "dispatch_grid.hpp"
 
 namespace halo::cl {
 namespace {
@@ -158,11 +159,13 @@ halo_status_t describe_capabilities(sdk::Host host, const Api& api,
     caps.memory_types |=
         HALO_MEMORY_TYPE_HOST_COHERENT | HALO_MEMORY_TYPE_HOST_CACHED;
   }
+  cl_uint address_bits = 0;
+  HALO_CL_QUERY_VALUE_(CL_DEVICE_ADDRESS_BITS, &address_bits);
+  out->size_max = size_max_for_address_bits(address_bits);
   cl_command_queue_properties properties = 0;
   HALO_CL_QUERY_VALUE_(CL_DEVICE_QUEUE_PROPERTIES, &properties);
-  // HALO_OPENCL_IN_ORDER=1 takes the in-order path on any device: for
-  // implementations whose out-of-order queues run in order all the same,
-  // and to test that path.
+  // HALO_OPENCL_IN_ORDER=1 makes in-order queues on any device, to compare
+  // the two and to test the plugin on a queue that runs in order.
   const char* in_order = secure_getenv("HALO_OPENCL_IN_ORDER");
   out->out_of_order =
       (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0 &&

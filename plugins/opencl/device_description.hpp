@@ -21,9 +21,15 @@ struct DeviceDescription {
   // The device's OpenCL version (CL_DEVICE_VERSION), e.g. 3.0.
   unsigned version_major = 1;
   unsigned version_minor = 2;
+  // The largest value of the device's size_t (from CL_DEVICE_ADDRESS_BITS),
+  // or of the host's when that is smaller: the bound of a dispatch's global
+  // size (see dispatch_grid.hpp).
+  uint64_t size_max = 0;
   // CL_DEVICE_QUEUE_PROPERTIES allows out-of-order execution (and
-  // HALO_OPENCL_IN_ORDER is not 1). Without it, work that waits on the host
-  // is enqueued only once its waits are reached (see submission.hpp).
+  // HALO_OPENCL_IN_ORDER is not 1): the execution queue is made out-of-order,
+  // so that work semaphores leave unordered may overlap. Submissions never
+  // rely on it: an implementation may run an out-of-order queue in order
+  // (see submission.hpp).
   bool out_of_order = false;
   // The device takes OpenCL C source (a compiler is available).
   bool compiler = false;

@@ -8,12 +8,21 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "cl_status.hpp"
 #include "device.hpp"
 
 namespace halo::cl {
 namespace {
+
+// Serialises enumeration across the process: PoCL 3.1's clGetDeviceIDs and
+// clGetDeviceInfo are not thread-safe, so drivers created on several
+// threads at once (DESIGN.md §6 promises that enumeration is thread-safe)
+// crashed inside them. Every driver's enumeration (platforms, devices and
+// the device information read then) runs under it; it is taken once per
+// driver, on no hot path.
+std::mutex g_enumeration_mutex;
 
 // Appends printf-style text to |out| (capacity |capacity|), truncating.
 void append(char* out, size_t capacity, const char* format, ...)
@@ -83,13 +92,14 @@ size_t count_devices(const Api& api, const cl_platform_id* platforms,
   return total;
 }
 
-// Fills |driver|'s devices and description. Returns OK (or throws
-// std::bad_alloc) unless listing the platforms fails: a missing platform is a
-// description, not an error.
+// Fills |driver|'s devices and description, holding the enumeration lock.
+// Returns OK (or throws std::bad_alloc) unless listing the platforms fails: a
+// missing platform is a description, not an error.
 halo_status_t enumerate(Driver* driver) {
   const size_t capacity = sizeof(driver->description);
   if (driver->api == nullptr) return HALO_OK;  // Described by create.
   const Api& api = *driver->api;
+  std::lock_guard<std::mutex> lock(g_enumeration_mutex);
   cl_uint platform_count = 0;
   cl_int code = api.clGetPlatformIDs(0, nullptr, &platform_count);
   if (code == CL_SUCCESS && platform_count == 0) code = CL_PLATFORM_NOT_FOUND_KHR;

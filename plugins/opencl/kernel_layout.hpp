@@ -11,11 +11,12 @@ namespace halo::cl {
 
 // Fills |entry| (whose kernel is set) from the kernel's name, parameters
 // and reqd_work_group_size on |device|. Returns INVALID_ARGUMENT, naming
-// the kernel and parameter, for a layout the plugin cannot bind: a
+// the kernel and parameter, for a name longer than the 127 bytes of
+// halo_entry_point_info_t::name, or a layout the plugin cannot bind: a
 // __global pointer after a scalar, a __local or __constant pointer, a scalar
-// that is not a 32- or 64-bit int, uint, long, ulong, float or double, too
-// many parameters, or no reqd_work_group_size. Needs the program built with
-// -cl-kernel-arg-info.
+// that is not a 32- or 64-bit int, uint, long, ulong, float or double (or
+// whose type name is longer than 127 bytes), too many parameters, or no
+// reqd_work_group_size. Needs the program built with -cl-kernel-arg-info.
 halo_status_t describe_kernel(sdk::Host host, const Api& api,
                               cl_device_id device, EntryPoint* entry) noexcept;
 

@@ -218,12 +218,11 @@ halo_status_t Submission::enqueue_work() {
     commands += CommandBuffer::cast(command_buffers_[i])->enqueue_count;
   }
   cl_int code = CL_SUCCESS;
-  // The gate also keeps a half-enqueued submission from running when a
-  // later enqueue fails; a single enqueue cannot be half done, so a
-  // submission of at most one command with no host-side wait (a link of a
-  // device-side chain) goes without: one user event and its status change
-  // fewer per submission.
-  if (host_wait_count_ > 0 || commands > 1) {
+  // The gate keeps a half-enqueued submission from running when a later
+  // enqueue fails; a single enqueue cannot be half done, so a submission of
+  // at most one command (such as a link of a device-side chain) goes
+  // without: one user event and its status change fewer per submission.
+  if (commands > 1) {
     gate_ = api_->clCreateUserEvent(device_->context(), &code);
     HALO_CL_RETURN_IF_ERROR(host_, "clCreateUserEvent", code);
   }
@@ -246,11 +245,12 @@ halo_status_t Submission::enqueue_work() {
 halo_status_t Submission::prepare() noexcept {
   return HALO_SDK_TRY(host_, {
     HALO_SDK_RETURN_IF_ERROR(resolve_waits());
-    // An in-order queue runs everything behind a command that waits on the
-    // host after it: such work is enqueued once its waits are reached.
-    if (host_wait_count_ > 0 && !device_->description->out_of_order) {
-      return HALO_OK;
-    }
+    // Work that waits on the host is enqueued only once its waits are
+    // reached, on every queue: OpenCL lets an implementation run even an
+    // out-of-order queue in order, and then a command held back by the host
+    // would hold back every command enqueued after it, among them the one
+    // whose completion it waits for (wait before signal).
+    if (host_wait_count_ > 0) return HALO_OK;
     return enqueue_work();
   });
 }
@@ -337,8 +337,8 @@ void Submission::record_failure(halo_status_t status) noexcept {
 void Submission::fire() noexcept {
   if ((state_.load(std::memory_order_acquire) & kFailed) == 0) {
     if (completion_ == nullptr) {
-      // Deferred work (an in-order queue): enqueue it now. Enqueues never
-      // block, so this may run inside a callback.
+      // Work that waited on the host (see prepare): enqueue it now.
+      // Enqueues never block, so this may run inside a callback.
       halo_status_t status = sdk::guard(host_, [&] { return enqueue_work(); });
       if (status != HALO_OK) {
         record_failure(status);

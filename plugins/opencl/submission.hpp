@@ -8,19 +8,25 @@
 //   * anything else (a value nobody has enqueued yet, a host signal, a
 //     semaphore of another device or plugin): a timepoint on the semaphore,
 //     held in a pooled WaitRecord.
-// The command buffers are then enqueued at once, all waiting on the device-
-// side events and on one user event, the gate, which the timepoints open
-// when every host-side wait is reached, or fail with a negative status when
-// one fails, so that nothing enqueued ever runs. A marker after the work is
-// the completion event; its callback signals the signal semaphores (or fails
-// them when the device work failed) and hands the submission to the queue's
-// worker, which releases what it holds. A failed wait fails the signal
-// semaphores from the worker instead, with a copy of the wait's status.
+// A submission without host-side waits enqueues its command buffers at
+// once, waiting on the device-side events. One with host-side waits
+// enqueues nothing until the timepoints have reached every one of them
+// (in the callback that reaches the last); when one fails, nothing is ever
+// enqueued. It never leaves a command on the queue waiting for the host:
+// OpenCL lets an implementation run even an out-of-order queue in order,
+// and then such a command would hold back every command enqueued after it,
+// among them the one whose completion it waits for (wait before signal).
+// So every enqueued command waits only on commands enqueued before it,
+// which makes progress on any conforming queue.
 //
-// On an in-order queue, which would run everything behind a command that
-// waits on the host after it, the work of a submission with host-side waits
-// is enqueued only when they are all reached (from the callback that
-// reaches the last), and it then joins the device signals.
+// The commands of a submission of several commands also wait on one user
+// event, the gate, opened once all are enqueued, so that a failed enqueue
+// midway can fail it and nothing half enqueued runs. A join after the work
+// is the completion event; its callback signals the signal semaphores (or
+// fails them when the device work failed) and hands the submission to the
+// queue's worker, which releases what it holds. A failed wait fails the
+// signal semaphores from the worker instead, with a copy of the wait's
+// status.
 //
 // A host thread blocked on one of the signal values may finish the
 // completion first (Semaphore::await_device_signal): it holds the
@@ -61,9 +67,10 @@ class Submission {
   // Accepts NULL.
   static void destroy(Submission* submission) noexcept;
 
-  // Settles the waits it can, creates the gate and enqueues the command
-  // buffers and the completion marker; nothing enqueued runs before start.
-  // On failure the caller abandons and destroys the submission.
+  // Settles the waits it can and, when none is left to the host, enqueues
+  // the command buffers and the completion join (behind the gate when there
+  // are several commands). On failure the caller abandons and destroys the
+  // submission.
   halo_status_t prepare() noexcept;
   // Gives up a prepared submission that will not start: fails the gate so
   // that nothing enqueued runs.

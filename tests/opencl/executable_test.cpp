@@ -1,5 +1,6 @@
-// OpenCL C executables: entry point layouts, refusals with their reasons,
-// and the build log in the status of a program that does not build.
+// OpenCL C executables: entry point layouts, refusals with their reasons
+// (names too long among them), and the build log in the status of a
+// program that does not build.
 #include <initializer_list>
 #include <string>
 
@@ -118,6 +119,47 @@ TEST_F(ExecutableTest, RefusesLayoutsItCannotBind) {
   expect_refused(build("/* no kernels */\n", &executable),
                  {"no kernels"});
   EXPECT_EQ(executable, nullptr);
+}
+
+// A kernel like HALO_KERNEL's, with a name and parameters made at run time.
+std::string kernel_source(const std::string& name,
+                          const std::string& parameters) {
+  return "__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void " +
+         name + "(" + parameters + ") {}\n";
+}
+
+TEST_F(ExecutableTest, LongNamesAreRefusedNamingTheLimit) {
+  // Entry point names hold 127 bytes; OpenCL refuses to read a longer name
+  // into a buffer of that size at all.
+  const std::string long_name(128, 'k'), longest_name(127, 'k');
+  ExecutablePtr executable;
+  expect_refused(build(kernel_source(long_name, "__global uint* out"),
+                       &executable),
+                 {std::string(32, 'k').c_str(),
+                  "has a name of 128 bytes; entry point names are at most "
+                  "127 bytes"});
+  HALO_ASSERT_OK(build(kernel_source(longest_name, "__global uint* out"),
+                       &executable));
+  EXPECT_EQ(entry_point(executable.get(), longest_name.c_str()).binding_count,
+            1u);
+  // A scalar's type is one of a few short names, so a type name longer than
+  // the plugin reads is refused; a binding's type is never needed.
+  const std::string long_type = "a_type_" + std::string(130, 't');
+  expect_refused(build("typedef int " + long_type + ";\n" +
+                           kernel_source("long_scalar", "__global uint* out, " +
+                                                            long_type + " n"),
+                       &executable),
+                 {"long_scalar", "parameter 1 has a type name of 137 bytes",
+                  "more than the 127 bytes of the longest the opencl plugin "
+                  "reads"});
+  HALO_ASSERT_OK(build("typedef uint " + long_type + ";\n" +
+                           kernel_source("long_binding", "__global " +
+                                                             long_type +
+                                                             "* out, uint n"),
+                       &executable));
+  halo_entry_point_info_t info = entry_point(executable.get(), "long_binding");
+  EXPECT_EQ(info.binding_count, 1u);
+  EXPECT_EQ(info.constant_size, 4u);
 }
 
 TEST_F(ExecutableTest, RefusesFormatsTheDeviceDoesNotTake) {

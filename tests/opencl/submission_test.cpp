@@ -1,6 +1,6 @@
 // Submissions with work: a failed wait keeps the work from ever running,
-// semaphores order work across submissions, and a refused submission gives
-// its ONE_SHOT command buffers back.
+// semaphores order work across submissions (and nothing else does), and a
+// refused submission gives its ONE_SHOT command buffers back.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -66,6 +66,62 @@ TEST_F(SubmissionTest, SemaphoresOrderWorkAcrossSubmissions) {
   HALO_ASSERT_OK(submit(copy_bc.get(), {step.get()}, {2}, {step.get()}, {3}));
   HALO_ASSERT_OK(halo_semaphore_wait(step.get(), 3, deadline_in_ms(20000)));
   EXPECT_EQ(read(c.get(), 4096), std::vector<uint8_t>(4096, 0x3C));
+}
+
+// OpenCL lets an implementation run an out-of-order queue in order (ctest
+// runs these tests through such an implementation as well,
+// opencl_in_order_execution.all): work waiting on the host must never sit
+// on the queue ahead of the work it waits for, nor ahead of work that does
+// not wait for it.
+TEST_F(SubmissionTest, WaitBeforeSignalOnOneSemaphore) {
+  BufferPtr source = make_buffer(4096), target = make_buffer(4096);
+  write(target.get(), std::vector<uint8_t>(4096, 0));
+  CommandBufferPtr copy = begin_command_buffer();
+  HALO_ASSERT_OK(halo_command_buffer_copy(copy.get(), source.get(), 0,
+                                          target.get(), 0, 4096));
+  HALO_ASSERT_OK(halo_command_buffer_end(copy.get()));
+  CommandBufferPtr fill = begin_command_buffer();
+  const uint32_t pattern = 0x600DCAFE;
+  HALO_ASSERT_OK(halo_command_buffer_fill(fill.get(), source.get(), 0, 4096,
+                                          &pattern, 4));
+  HALO_ASSERT_OK(halo_command_buffer_end(fill.get()));
+  SemaphorePtr timeline = make_semaphore();
+  HALO_ASSERT_OK(submit(copy.get(), {timeline.get()}, {1}, {timeline.get()}, {2}));
+  HALO_ASSERT_OK(submit(fill.get(), {}, {}, {timeline.get()}, {1}));
+  HALO_ASSERT_OK(halo_semaphore_wait(timeline.get(), 2, deadline_in_ms(20000)));
+  std::vector<uint8_t> expected(4096);
+  for (size_t i = 0; i < expected.size(); i += 4) {
+    std::memcpy(&expected[i], &pattern, 4);
+  }
+  EXPECT_EQ(read(target.get(), 4096), expected);
+}
+
+TEST_F(SubmissionTest, WorkWaitingOnTheHostDoesNotHoldBackLaterWork) {
+  BufferPtr gated = make_buffer(256), free_running = make_buffer(256);
+  write(gated.get(), std::vector<uint8_t>(256, 0));
+  const uint32_t pattern = 0x42424242;
+  CommandBufferPtr fill_gated = begin_command_buffer();
+  HALO_ASSERT_OK(halo_command_buffer_fill(fill_gated.get(), gated.get(), 0,
+                                          256, &pattern, 4));
+  HALO_ASSERT_OK(halo_command_buffer_end(fill_gated.get()));
+  CommandBufferPtr fill_free = begin_command_buffer();
+  HALO_ASSERT_OK(halo_command_buffer_fill(fill_free.get(), free_running.get(),
+                                          0, 256, &pattern, 4));
+  HALO_ASSERT_OK(halo_command_buffer_end(fill_free.get()));
+  SemaphorePtr gate = make_semaphore(), gated_done = make_semaphore(),
+               free_done = make_semaphore();
+  HALO_ASSERT_OK(submit(fill_gated.get(), {gate.get()}, {1},
+                        {gated_done.get()}, {1}));
+  HALO_ASSERT_OK(submit(fill_free.get(), {}, {}, {free_done.get()}, {1}));
+  HALO_ASSERT_OK(halo_semaphore_wait(free_done.get(), 1, deadline_in_ms(20000)));
+  EXPECT_EQ(read(free_running.get(), 256), std::vector<uint8_t>(256, 0x42));
+  Status pending(halo_semaphore_wait(gated_done.get(), 1,
+                                     HALO_DEADLINE_INFINITE_PAST));
+  EXPECT_EQ(pending.code(), HALO_STATUS_DEADLINE_EXCEEDED) << pending.describe();
+  EXPECT_EQ(read(gated.get(), 256), std::vector<uint8_t>(256, 0));
+  HALO_ASSERT_OK(halo_semaphore_signal(gate.get(), 1));
+  HALO_ASSERT_OK(halo_semaphore_wait(gated_done.get(), 1, deadline_in_ms(20000)));
+  EXPECT_EQ(read(gated.get(), 256), std::vector<uint8_t>(256, 0x42));
 }
 
 TEST_F(SubmissionTest, RefusedSubmissionGivesOneShotCommandBuffersBack) {
