@@ -1,4 +1,5 @@
 // The device's public C API: info, capabilities, compatibility and the queue.
+#include "abi_1_0_sizes.hpp"
 #include "api_guard.hpp"
 #include "check.hpp"
 #include "halo/device.h"
@@ -8,7 +9,7 @@ using namespace halo::loader;
 
 namespace {
 
-constexpr uint32_t kDeviceVtableSize = sizeof(halo_device_vtable_t);
+constexpr uint32_t kDeviceVtableSize = abi_1_0_size<halo_device_vtable_t>;
 
 halo_status_t check_device(halo_device_t* device, const char* function) {
   return check_object(device, HALO_OBJECT_TYPE_DEVICE, kDeviceVtableSize,
@@ -35,7 +36,7 @@ halo_status_t check_semaphore_list(size_t count,
   for (size_t i = 0; i < count; ++i) {
     halo_status_t status =
         check_object(semaphores[i], HALO_OBJECT_TYPE_SEMAPHORE,
-                     sizeof(halo_semaphore_vtable_t), function, list);
+                     abi_1_0_size<halo_semaphore_vtable_t>, function, list);
     if (status != nullptr) {
       halo_status_free(status);
       return halo_status_format(
@@ -56,12 +57,13 @@ halo_status_t check_semaphore_list(size_t count,
 halo_status_t check_execute_info(const halo_queue_execute_info_t* info,
                                  const char* function) {
   if (info == nullptr) return null_argument(function, "info");
-  if (info->struct_size < sizeof(halo_queue_execute_info_t)) {
+  // Only ABI 1.0's members are read below (and none newer exists yet).
+  if (info->struct_size < abi_1_0_size<halo_queue_execute_info_t>) {
     return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
                               "%s: info->struct_size %u is smaller than ABI "
-                              "1.0's %zu",
+                              "1.0's %u",
                               function, info->struct_size,
-                              sizeof(halo_queue_execute_info_t));
+                              abi_1_0_size<halo_queue_execute_info_t>);
   }
   HALO_RETURN_IF_ERROR(check_semaphore_list(info->wait_count,
                                             info->wait_semaphores,
@@ -79,7 +81,7 @@ halo_status_t check_execute_info(const halo_queue_execute_info_t* info,
   for (size_t i = 0; i < info->command_buffer_count; ++i) {
     halo_status_t status = check_object(
         info->command_buffers[i], HALO_OBJECT_TYPE_COMMAND_BUFFER,
-        sizeof(halo_command_buffer_vtable_t), function, "command buffer");
+        abi_1_0_size<halo_command_buffer_vtable_t>, function, "command buffer");
     if (status != nullptr) {
       halo_status_free(status);
       return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
@@ -145,8 +147,8 @@ halo_status_t halo_device_semaphore_compatibility(
   static const char kFunction[] = "halo_device_semaphore_compatibility";
   HALO_RETURN_IF_ERROR(check_device(device, kFunction));
   HALO_RETURN_IF_ERROR(check_object(semaphore, HALO_OBJECT_TYPE_SEMAPHORE,
-                                    sizeof(halo_semaphore_vtable_t), kFunction,
-                                    "semaphore"));
+                                    abi_1_0_size<halo_semaphore_vtable_t>,
+                                    kFunction, "semaphore"));
   if (out_compatibility == nullptr) {
     return null_argument(kFunction, "out_compatibility");
   }

@@ -1,6 +1,7 @@
 // The driver's public C API.
 #include <vector>
 
+#include "abi_1_0_sizes.hpp"
 #include "api_guard.hpp"
 #include "check.hpp"
 #include "device_creation.hpp"
@@ -12,7 +13,7 @@ using namespace halo::loader;
 
 namespace {
 
-constexpr uint32_t kDriverVtableSize = sizeof(halo_driver_vtable_t);
+constexpr uint32_t kDriverVtableSize = abi_1_0_size<halo_driver_vtable_t>;
 
 halo_status_t check_driver(halo_driver_t* driver, const char* function) {
   return check_object(driver, HALO_OBJECT_TYPE_DRIVER, kDriverVtableSize,

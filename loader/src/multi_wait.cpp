@@ -1,16 +1,12 @@
+// halo_semaphores_wait's routing: one semaphore, one device's semaphores, or
+// a mix, which the plugin SDK's multi-wait serves through the plugins'
+// vtables.
 #include "multi_wait.hpp"
-
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <cerrno>
-#include <ctime>
-#include <vector>
 
 #include "check.hpp"
 #include "halo/device.h"
+#include "halo/sdk/multi_wait.hpp"
+#include "host_interface.hpp"
 #include "plugin_status.hpp"
 
 namespace halo::loader {
@@ -33,130 +29,47 @@ halo_device_t* common_device(size_t count, halo_semaphore_t* const* semaphores) 
   return device;
 }
 
-// Shared by the timepoint callbacks and the waiting thread.
-struct Waiter {
-  // The waited semaphores and their timepoints, index for index: a failure
-  // status is checked against the plugin of its semaphore.
-  halo_semaphore_t* const* semaphores;
-  const halo_timepoint_t* timepoints;
-  std::atomic<uint32_t> epoch{0};
-  std::atomic<size_t> reached{0};
-  std::atomic<halo_status_t> failure{nullptr};
+// The multi-wait's semaphores through their plugins' vtables. Every status a
+// plugin hands back, failures its timepoints are called back with included,
+// is checked against that plugin (plugin_status).
+class PluginSemaphores final : public sdk::MultiWaitSemaphores {
+ public:
+  explicit PluginSemaphores(halo_semaphore_t* const* semaphores) noexcept
+      : semaphores_(semaphores) {}
 
-  static void on_timepoint(void* user_data, halo_timepoint_t* timepoint,
-                           halo_status_t status) {
-    auto* waiter = static_cast<Waiter*>(user_data);
-    if (status != nullptr) {
-      halo_semaphore_t* semaphore =
-          waiter->semaphores[timepoint - waiter->timepoints];
-      status = plugin_status(
-          status,
-          reinterpret_cast<const void*>(
-              semaphore_vtable(semaphore)->acquire_timepoint),
-          kFunction);
-      halo_status_t expected = nullptr;
-      if (!waiter->failure.compare_exchange_strong(expected, status)) {
-        halo_status_free(status);  // The first failure is reported.
-      }
-    } else {
-      waiter->reached.fetch_add(1, std::memory_order_acq_rel);
-    }
-    waiter->epoch.fetch_add(1, std::memory_order_release);
-    syscall(SYS_futex, &waiter->epoch, FUTEX_WAKE_PRIVATE, 1, nullptr,
-            nullptr, 0);
+  halo_status_t query(size_t index, uint64_t* out_payload) noexcept override {
+    return call_plugin(kFunction, vtable(index)->query, semaphores_[index],
+                       out_payload);
   }
+  halo_status_t acquire_timepoint(
+      size_t index, halo_timepoint_t* timepoint) noexcept override {
+    return call_plugin(kFunction, vtable(index)->acquire_timepoint,
+                       semaphores_[index], timepoint);
+  }
+  void cancel_timepoint(size_t index,
+                        halo_timepoint_t* timepoint) noexcept override {
+    vtable(index)->cancel_timepoint(semaphores_[index], timepoint);
+  }
+  halo_status_t take_failure(size_t index,
+                             halo_status_t status) noexcept override {
+    return plugin_status(
+        status, reinterpret_cast<const void*>(vtable(index)->acquire_timepoint),
+        kFunction);
+  }
+
+ private:
+  const halo_semaphore_vtable_t* vtable(size_t index) const noexcept {
+    return semaphore_vtable(semaphores_[index]);
+  }
+
+  halo_semaphore_t* const* semaphores_;
 };
 
-// Blocks while |word| == |expected|, until |deadline|. Returns false on
-// timeout.
-bool futex_wait_until(std::atomic<uint32_t>* word, uint32_t expected,
-                      halo_time_ns_t deadline) {
-  timespec absolute;
-  timespec* timeout = nullptr;
-  if (deadline != HALO_DEADLINE_INFINITE_FUTURE) {
-    if (deadline <= halo_time_now_ns()) return false;
-    absolute.tv_sec = deadline / 1000000000;
-    absolute.tv_nsec = deadline % 1000000000;
-    timeout = &absolute;
-  }
-  // FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline.
-  long result = syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, expected,
-                        timeout, nullptr, FUTEX_BITSET_MATCH_ANY);
-  return !(result == -1 && errno == ETIMEDOUT);
-}
-
-// Polls every pair without blocking or allocating. Returns OK when the mode is
-// met, a failure status, or DEADLINE_EXCEEDED to mean "not yet". Every pair
-// is looked at even in ANY mode once one is reached: a failed semaphore
-// anywhere in the list wins over a reached one (DESIGN.md §4).
-halo_status_t poll_all(halo_wait_mode_t mode, size_t count,
-                       halo_semaphore_t* const* semaphores,
-                       const uint64_t* values) {
-  size_t reached = 0;
-  for (size_t i = 0; i < count; ++i) {
-    uint64_t value = 0;
-    HALO_RETURN_IF_ERROR(call_plugin(kFunction,
-                                     semaphore_vtable(semaphores[i])->query,
-                                     semaphores[i], &value));
-    if (value >= values[i]) ++reached;
-  }
-  if (reached == count || (mode == HALO_WAIT_MODE_ANY && reached > 0)) {
-    return nullptr;
-  }
-  // A poll must not allocate, even to say "not yet".
-  return halo_status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
-}
-
-halo_status_t wait_through_timepoints(halo_wait_mode_t mode, size_t count,
-                                      halo_semaphore_t* const* semaphores,
-                                      const uint64_t* values,
-                                      halo_time_ns_t deadline) {
-  std::vector<halo_timepoint_t> timepoints(count);
-  Waiter waiter{semaphores, timepoints.data()};
-  size_t registered = 0;
-  halo_status_t status = nullptr;
-  for (; registered < count; ++registered) {
-    halo_timepoint_t& timepoint = timepoints[registered];
-    timepoint.struct_size = sizeof(timepoint);
-    timepoint.value = values[registered];
-    timepoint.callback = &Waiter::on_timepoint;
-    timepoint.user_data = &waiter;
-    status = call_plugin(kFunction,
-                         semaphore_vtable(semaphores[registered])
-                             ->acquire_timepoint,
-                         semaphores[registered], &timepoint);
-    if (status != nullptr) break;
-  }
-  const size_t needed = mode == HALO_WAIT_MODE_ANY ? 1 : count;
-  while (status == nullptr) {
-    const uint32_t epoch = waiter.epoch.load(std::memory_order_acquire);
-    if (waiter.failure.load(std::memory_order_acquire) != nullptr ||
-        waiter.reached.load(std::memory_order_acquire) >= needed) {
-      break;
-    }
-    if (!futex_wait_until(&waiter.epoch, epoch, deadline)) {
-      status = halo_status_format(HALO_STATUS_DEADLINE_EXCEEDED,
-                                  "%s: the deadline passed", kFunction);
-    }
-  }
-  // After each cancel the callback has either finished or will never run, so
-  // |waiter| and |timepoints| may go once every one is cancelled.
-  for (size_t i = 0; i < registered; ++i) {
-    semaphore_vtable(semaphores[i])->cancel_timepoint(semaphores[i],
-                                                      &timepoints[i]);
-  }
-  // Every callback has finished: the waiter's state is final, and it decides
-  // over the deadline, as a value that arrived right at it still counts.
-  halo_status_t failure = waiter.failure.exchange(nullptr);
-  if (failure != nullptr) {
-    halo_status_free(status);
-    return failure;
-  }
-  if (waiter.reached.load(std::memory_order_acquire) >= needed) {
-    halo_status_free(status);
-    return nullptr;
-  }
-  return status;
+// libhalo's own host interface, for the SDK's wait: statuses and memory.
+sdk::Host own_host() {
+  static const halo_host_interface_t host =
+      make_host_interface(nullptr, nullptr);
+  return sdk::Host(&host);
 }
 
 }  // namespace
@@ -174,13 +87,9 @@ halo_status_t wait_semaphores(halo_wait_mode_t mode, size_t count,
                        vtable_of<halo_device_vtable_t>(device)->wait_semaphores,
                        device, mode, count, semaphores, values, deadline);
   }
-  halo_status_t status = poll_all(mode, count, semaphores, values);
-  if (halo_status_code(status) != HALO_STATUS_DEADLINE_EXCEEDED ||
-      deadline == HALO_DEADLINE_INFINITE_PAST) {
-    return status;
-  }
-  halo_status_free(status);
-  return wait_through_timepoints(mode, count, semaphores, values, deadline);
+  PluginSemaphores plugin_semaphores(semaphores);
+  return sdk::wait_semaphores(own_host(), mode, count, values, deadline,
+                              plugin_semaphores);
 }
 
 }  // namespace halo::loader

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "abi_1_0_sizes.hpp"
 #include "host_interface.hpp"
 #include "log.hpp"
 #include "plugin_objects.hpp"
@@ -154,8 +155,7 @@ halo_status_t PluginModule::query() {
         HALO_PLUGIN_QUERY_SYMBOL " returned NULL%s%s",
         error.empty() ? "" : ": ", error.c_str());
   }
-  const uint32_t minimum = offsetof(halo_plugin_descriptor_t, create_driver) +
-                           sizeof(descriptor->create_driver);
+  const uint32_t minimum = abi_1_0_size<halo_plugin_descriptor_t>;
   if (descriptor->struct_size >= offsetof(halo_plugin_descriptor_t, name)) {
     declared_abi_version_ = descriptor->abi_version;
   }

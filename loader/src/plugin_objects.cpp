@@ -4,6 +4,7 @@
 #include <cstring>
 #include <span>
 
+#include "abi_1_0_sizes.hpp"
 #include "check.hpp"
 #include "halo/device.h"
 #include "halo/driver.h"
@@ -22,7 +23,10 @@ struct RequiredEntry {
   RequiredEntry { offsetof(vtable, member), #member }
 
 // destroy (common to all) is checked apart, so each list holds the entries
-// after the header. Entries a header marks "may be NULL" are absent.
+// after the header. Entries a header marks "may be NULL" are absent. All are
+// ABI 1.0's, which every vtable's ABI 1.0 size covers; an entry appended
+// later is never required, and is read only where the vtable's struct_size
+// covers it.
 constexpr RequiredEntry kDriverEntries[] = {
     HALO_REQUIRED_ENTRY_(halo_driver_vtable_t, query_info),
     HALO_REQUIRED_ENTRY_(halo_driver_vtable_t, enumerate_devices),
@@ -80,19 +84,20 @@ struct VtableRules {
 VtableRules rules_for(halo_object_type_t type) {
   switch (type) {
     case HALO_OBJECT_TYPE_DRIVER:
-      return {sizeof(halo_driver_vtable_t), kDriverEntries};
+      return {abi_1_0_size<halo_driver_vtable_t>, kDriverEntries};
     case HALO_OBJECT_TYPE_DEVICE:
-      return {sizeof(halo_device_vtable_t), kDeviceEntries};
+      return {abi_1_0_size<halo_device_vtable_t>, kDeviceEntries};
     case HALO_OBJECT_TYPE_SEMAPHORE:
-      return {sizeof(halo_semaphore_vtable_t), kSemaphoreEntries};
+      return {abi_1_0_size<halo_semaphore_vtable_t>, kSemaphoreEntries};
     case HALO_OBJECT_TYPE_BUFFER:
-      return {sizeof(halo_buffer_vtable_t), kBufferEntries};
+      return {abi_1_0_size<halo_buffer_vtable_t>, kBufferEntries};
     case HALO_OBJECT_TYPE_COMMAND_BUFFER:
-      return {sizeof(halo_command_buffer_vtable_t), kCommandBufferEntries};
+      return {abi_1_0_size<halo_command_buffer_vtable_t>,
+              kCommandBufferEntries};
     case HALO_OBJECT_TYPE_EXECUTABLE:
-      return {sizeof(halo_executable_vtable_t), kExecutableEntries};
+      return {abi_1_0_size<halo_executable_vtable_t>, kExecutableEntries};
     default:
-      return {sizeof(halo_object_vtable_t), {}};
+      return {abi_1_0_size<halo_object_vtable_t>, {}};
   }
 }
 
@@ -143,7 +148,8 @@ halo_status_t object_defect(const halo_object_t* object,
 
 void discard_object(halo_object_t* object) noexcept {
   const halo_object_vtable_t* vtable = object->vtable;
-  if (vtable == nullptr || vtable->struct_size < sizeof(halo_object_vtable_t) ||
+  if (vtable == nullptr ||
+      vtable->struct_size < abi_1_0_size<halo_object_vtable_t> ||
       vtable->destroy == nullptr) {
     return;
   }

@@ -1,5 +1,6 @@
 // Public C API of buffers, command buffers and executables: checks, then the
 // plugin's vtable. Devices that lack them answer UNIMPLEMENTED.
+#include "abi_1_0_sizes.hpp"
 #include "api_guard.hpp"
 #include "check.hpp"
 #include "halo/device.h"
@@ -12,26 +13,40 @@ namespace {
 
 halo_status_t check_device(halo_device_t* device, const char* function) {
   return check_object(device, HALO_OBJECT_TYPE_DEVICE,
-                      sizeof(halo_device_vtable_t), function, "device");
+                      abi_1_0_size<halo_device_vtable_t>, function, "device");
 }
 
 halo_status_t check_buffer(halo_buffer_t* buffer, const char* function,
                            const char* argument = "buffer") {
   return check_object(buffer, HALO_OBJECT_TYPE_BUFFER,
-                      sizeof(halo_buffer_vtable_t), function, argument);
+                      abi_1_0_size<halo_buffer_vtable_t>, function, argument);
 }
 
 halo_status_t check_command_buffer(halo_command_buffer_t* command_buffer,
                                    const char* function) {
   return check_object(command_buffer, HALO_OBJECT_TYPE_COMMAND_BUFFER,
-                      sizeof(halo_command_buffer_vtable_t), function,
+                      abi_1_0_size<halo_command_buffer_vtable_t>, function,
                       "command_buffer");
 }
 
 halo_status_t check_executable(halo_executable_t* executable,
                                const char* function) {
   return check_object(executable, HALO_OBJECT_TYPE_EXECUTABLE,
-                      sizeof(halo_executable_vtable_t), function, "executable");
+                      abi_1_0_size<halo_executable_vtable_t>, function,
+                      "executable");
+}
+
+// Returns INVALID_ARGUMENT when a params struct's |struct_size| is below ABI
+// 1.0's |minimum|. The calls here read only ABI 1.0's members of their params
+// (none newer exists yet); a plugin reads a newer one only where struct_size
+// covers it.
+halo_status_t check_params_size(uint32_t struct_size, uint32_t minimum,
+                                const char* function) {
+  if (struct_size >= minimum) return nullptr;
+  return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                            "%s: params->struct_size %u is smaller than ABI "
+                            "1.0's %u",
+                            function, struct_size, minimum);
 }
 
 const halo_buffer_vtable_t* buffer_vtable(halo_buffer_t* buffer) {
@@ -62,11 +77,9 @@ halo_status_t halo_buffer_allocate(halo_device_t* device,
   if (params == nullptr) return null_argument(kFunction, "params");
   if (out_buffer == nullptr) return null_argument(kFunction, "out_buffer");
   *out_buffer = nullptr;
-  if (params->struct_size < sizeof(halo_buffer_params_t)) {
-    return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
-                              "%s: params->struct_size %u is too small",
-                              kFunction, params->struct_size);
-  }
+  HALO_RETURN_IF_ERROR(check_params_size(params->struct_size,
+                                         abi_1_0_size<halo_buffer_params_t>,
+                                         kFunction));
   if (params->alignment != 0 &&
       (params->alignment & (params->alignment - 1)) != 0) {
     return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
@@ -254,11 +267,9 @@ halo_status_t halo_command_buffer_dispatch(
   static const char kFunction[] = "halo_command_buffer_dispatch";
   HALO_RETURN_IF_ERROR(check_command_buffer(command_buffer, kFunction));
   if (params == nullptr) return null_argument(kFunction, "params");
-  if (params->struct_size < sizeof(halo_dispatch_params_t)) {
-    return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
-                              "%s: params->struct_size %u is too small",
-                              kFunction, params->struct_size);
-  }
+  HALO_RETURN_IF_ERROR(check_params_size(params->struct_size,
+                                         abi_1_0_size<halo_dispatch_params_t>,
+                                         kFunction));
   HALO_RETURN_IF_ERROR(check_executable(params->executable, kFunction));
   if (params->constant_size > 0 && params->constants == nullptr) {
     return null_argument(kFunction, "params->constants");
@@ -287,11 +298,8 @@ halo_status_t halo_executable_create(halo_device_t* device,
     return null_argument(kFunction, "out_executable");
   }
   *out_executable = nullptr;
-  if (params->struct_size < sizeof(halo_executable_params_t)) {
-    return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
-                              "%s: params->struct_size %u is too small",
-                              kFunction, params->struct_size);
-  }
+  HALO_RETURN_IF_ERROR(check_params_size(
+      params->struct_size, abi_1_0_size<halo_executable_params_t>, kFunction));
   if (params->format == nullptr) return null_argument(kFunction, "params->format");
   if (params->data == nullptr && params->data_size > 0) {
     return null_argument(kFunction, "params->data");

@@ -1,4 +1,5 @@
 // The semaphore's public C API: argument checks, then the plugin's vtable.
+#include "abi_1_0_sizes.hpp"
 #include "api_guard.hpp"
 #include "check.hpp"
 #include "halo/device.h"
@@ -11,7 +12,8 @@ using namespace halo::loader;
 
 namespace {
 
-constexpr uint32_t kSemaphoreVtableSize = sizeof(halo_semaphore_vtable_t);
+constexpr uint32_t kSemaphoreVtableSize =
+    abi_1_0_size<halo_semaphore_vtable_t>;
 
 halo_status_t check_semaphore(halo_semaphore_t* semaphore,
                               const char* function) {
@@ -42,8 +44,8 @@ halo_status_t halo_semaphore_create(halo_device_t* device,
                                     halo_semaphore_t** out_semaphore) try {
   static const char kFunction[] = "halo_semaphore_create";
   HALO_RETURN_IF_ERROR(check_object(device, HALO_OBJECT_TYPE_DEVICE,
-                                    sizeof(halo_device_vtable_t), kFunction,
-                                    "device"));
+                                    abi_1_0_size<halo_device_vtable_t>,
+                                    kFunction, "device"));
   if (out_semaphore == nullptr) return null_argument(kFunction, "out_semaphore");
   *out_semaphore = nullptr;
   HALO_RETURN_IF_ERROR(check_value(initial_value, kFunction, "initial_value"));
@@ -151,12 +153,12 @@ halo_status_t halo_semaphore_acquire_timepoint(halo_semaphore_t* semaphore,
   static const char kFunction[] = "halo_semaphore_acquire_timepoint";
   HALO_RETURN_IF_ERROR(check_semaphore(semaphore, kFunction));
   if (timepoint == nullptr) return null_argument(kFunction, "timepoint");
-  if (timepoint->struct_size < sizeof(halo_timepoint_t)) {
+  if (timepoint->struct_size < abi_1_0_size<halo_timepoint_t>) {
     return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
                               "%s: timepoint->struct_size %u is smaller than "
-                              "ABI 1.0's %zu",
+                              "ABI 1.0's %u",
                               kFunction, timepoint->struct_size,
-                              sizeof(halo_timepoint_t));
+                              abi_1_0_size<halo_timepoint_t>);
   }
   if (timepoint->callback == nullptr) {
     return null_argument(kFunction, "timepoint->callback");

@@ -63,12 +63,13 @@ class WaitableTimeline final : public sdk::Timeline {
 // Returns the timeline of |semaphore|, a semaphore of the calling plugin.
 using TimelineOf = WaitableTimeline& (*)(halo_semaphore_t* semaphore) noexcept;
 
-// Waits for ALL or ANY of |count| (semaphore, value) pairs until |deadline|:
-// OK when met, DEADLINE_EXCEEDED, or a copy of the failure of a failed
-// semaphore. An empty list is OK at once; one pair is a plain wait; a poll
-// allocates nothing. Blocking on several registers a timepoint on each (on
-// the stack up to 8, else from |host|) that wakes one futex word. Borrows
-// everything. Thread-safe.
+// Waits for ALL or ANY of |count| (semaphore, value) pairs of the calling
+// plugin's timelines until |deadline|: OK when met, DEADLINE_EXCEEDED, or a
+// copy of the failure of a failed semaphore. One pair is a plain wait;
+// several go through sdk::wait_semaphores (multi_wait.hpp), the multi-wait
+// libhalo runs too: an empty list is OK at once, a poll allocates nothing,
+// and blocking registers a timepoint on each (on the stack up to 8, else
+// from |host|) that wakes one futex word. Borrows everything. Thread-safe.
 halo_status_t wait_timelines(Host host, halo_wait_mode_t mode, size_t count,
                              halo_semaphore_t* const* semaphores,
                              const uint64_t* values, halo_time_ns_t deadline,
