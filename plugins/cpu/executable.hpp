@@ -34,11 +34,13 @@ struct Executable {
   // Creates an executable of |device| (borrowed; retained) from |params|.
   // Returns a new reference in |out_executable|. Returns INVALID_ARGUMENT,
   // with the reason, for a format other than "cpu-so", empty data, bytes
-  // dlopen refuses (its message included), a library without the kernel
-  // table symbol, or a table cpu_kernel.h does not allow (another
-  // abi_version, no entry points, duplicate names or functions, and the
-  // faults EntryPoint::prepare reports). RESOURCE_EXHAUSTED when memory or
-  // file descriptors run out. Thread-safe.
+  // that are not a sound shared object for this host (check_elf_image's
+  // reason: dlopen would fault on them), bytes dlopen refuses (its message
+  // included), a library without the kernel table symbol, or a table
+  // cpu_kernel.h does not allow (another abi_version, no entry points,
+  // duplicate names or functions, and the faults EntryPoint::prepare
+  // reports). RESOURCE_EXHAUSTED when memory or file descriptors run out.
+  // Thread-safe.
   static halo_status_t create(sdk::Host host, halo_device_t* device,
                               const halo_executable_params_t& params,
                               halo_executable_t** out_executable) noexcept;
