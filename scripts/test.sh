@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every test: set up, build, run ctest (unit tests and the conformance suite),
-# then the same under AddressSanitizer+UBSan and under ThreadSanitizer. Ends
+# Every test: set up, build, run ctest (unit tests and the conformance suite)
+# and the fuzz harnesses over their inputs, then the same under
+# AddressSanitizer+UBSan and under ThreadSanitizer. Ends
 # with one line for the whole run: "N passed, N failed, N skipped".
 #   scripts/test.sh [--no-sanitizers]
 set -uo pipefail
@@ -46,6 +47,12 @@ export HALO_LOADER_DEBUG=${HALO_LOADER_DEBUG:-}
 
 build build
 run_ctest build
+
+# The libFuzzer harnesses (tests/fuzz/README.md), built with clang in their
+# own folder: each runs every seed and regression input once, then fuzzes
+# for a few seconds.
+bash scripts/fuzz.sh --build-only || broken=1
+run_ctest build-fuzz -L fuzz
 
 if [ "$sanitizers" = 1 ]; then
   # Plugins stay mapped so sanitizer reports can name their frames.

@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -8,30 +9,71 @@
 namespace halo::cts {
 namespace {
 
+// The length of the well-formed UTF-8 character at |at|, or 0 when the bytes
+// there are not one (a stray byte, a truncated, overlong or surrogate
+// sequence).
+size_t utf8_length(const std::string& text, size_t at) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char first = byte(at);
+  const size_t length = first < 0x80 ? 1 : (first >> 5) == 0x6 ? 2
+                        : (first >> 4) == 0xE ? 3 : (first >> 3) == 0x1E ? 4 : 0;
+  if (length == 0 || at + length > text.size()) return 0;
+  uint32_t value = length == 1 ? first : first & (0x7Fu >> length);
+  for (size_t i = 1; i < length; ++i) {
+    if ((byte(at + i) & 0xC0) != 0x80) return 0;
+    value = (value << 6) | (byte(at + i) & 0x3F);
+  }
+  static constexpr uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (value < kSmallest[length] || value > 0x10FFFF ||
+      (value >= 0xD800 && value <= 0xDFFF) || value == 0xFFFE || value == 0xFFFF) {
+    return 0;
+  }
+  return length;
+}
+
+// |text| as XML 1.0 character data in UTF-8, whatever bytes the plugin
+// under test printed: markup characters escaped, control characters XML
+// forbids even escaped shown as '?', and each byte that is not part of a
+// well-formed UTF-8 character replaced by U+FFFD.
 std::string xml_escape(const std::string& text) {
   std::string escaped;
-  for (char c : text) {
+  escaped.reserve(text.size());
+  for (size_t at = 0; at < text.size();) {
+    const size_t length = utf8_length(text, at);
+    if (length == 0) {
+      escaped += "\xEF\xBF\xBD";
+      ++at;
+      continue;
+    }
+    const char c = text[at];
     switch (c) {
       case '&': escaped += "&amp;"; break;
       case '<': escaped += "&lt;"; break;
       case '>': escaped += "&gt;"; break;
       case '"': escaped += "&quot;"; break;
       default:
-        // XML 1.0 forbids most control characters, even escaped.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
+        if (length == 1 && static_cast<unsigned char>(c) < 0x20 && c != '\n' &&
+            c != '\t') {
           escaped += '?';
         } else {
-          escaped += c;
+          escaped.append(text, at, length);
         }
     }
+    at += length;
   }
   return escaped;
 }
 
-// The last |limit| bytes of |text|: the end of a log says most.
+// The last |limit| bytes of |text| (the end of a log says most), starting on
+// a character boundary so that the cut never splits a UTF-8 character.
 std::string tail(const std::string& text, size_t limit) {
   if (text.size() <= limit) return text;
-  return "…" + text.substr(text.size() - limit);
+  size_t start = text.size() - limit;
+  while (start < text.size() &&
+         (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
+    ++start;
+  }
+  return "…" + text.substr(start);
 }
 
 }  // namespace
