@@ -145,6 +145,11 @@ void Queue::collect_completed() noexcept {
     *tail = nullptr;
     if (in_flight_head_ == nullptr) in_flight_tail_ = nullptr;
   }
+  // Before the completed submissions let go of anything (so before a
+  // wait_idle that waits for them can return): a completion proves the
+  // driver done with the waits of every submission before it.
+  completed_.store(done, std::memory_order_seq_cst);
+  destroy_retired(done);
   while (head != nullptr) {
     Submission* next = head->next_in_flight;
     complete(head);

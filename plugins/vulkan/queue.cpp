@@ -75,6 +75,12 @@ void Queue::destroy(Queue* queue) noexcept {
   } else {
     queue->thread_.join();
   }
+  // The driver may still be letting go of the last submissions' waits
+  // (retirement.cpp): only an idle VkQueue proves it has, and then the
+  // semaphores kept for it may go.
+  Device* device = queue->device_;
+  device->vkd.vkQueueWaitIdle(device->vk_queue);
+  queue->destroy_retired(UINT64_MAX);
   sdk::Host host = queue->host_;
   host.destroy(queue);
 }
@@ -314,6 +320,13 @@ halo_status_t Queue::hand_off(Submission* submission) noexcept {
   }
   next_completion_ = completion;
   submission->completion_value = completion;
+  // The driver may hold the native waits' VkSemaphores until a later
+  // submission completes (retirement.cpp).
+  for (size_t i = 0; i < submission->wait_count; ++i) {
+    const Submission::Wait& wait = submission->waits[i];
+    if (!wait.own) continue;
+    Semaphore::cast(wait.semaphore)->last_native_wait = completion;
+  }
   submission->next_in_flight = nullptr;
   if (in_flight_tail_ != nullptr) {
     in_flight_tail_->next_in_flight = submission;

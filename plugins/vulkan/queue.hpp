@@ -66,6 +66,13 @@ class Queue {
   // Hands a ready submission to the notification thread. Short, never
   // blocks. Thread-safe.
   void enqueue_ready(Submission* submission) noexcept;
+  // Called as the last reference to |semaphore| (of this device) goes.
+  // Returns true when the queue takes the semaphore over because the
+  // driver may still hold its VkSemaphore (retirement.cpp); the queue then
+  // destroys it after a later completion, or in destroy, and the caller
+  // must drop the semaphore's device reference. Allocates nothing.
+  // Thread-safe.
+  bool retire(Semaphore* semaphore) noexcept;
 
   // Public for the host allocator; use create.
   explicit Queue(Device* device) noexcept;
@@ -88,6 +95,13 @@ class Queue {
   void untrack(Submission* submission) noexcept;
   void finish(Submission* submission) noexcept;
   void complete(Submission* submission) noexcept;
+
+  // retirement.cpp: the stack of retired semaphores. destroy_retired
+  // destroys those whose last native wait is below |completed| (all of
+  // them for UINT64_MAX); only the notification thread calls it, or
+  // destroy once that thread has stopped.
+  void push_retired(Semaphore* semaphore) noexcept;
+  void destroy_retired(uint64_t completed) noexcept;
 
   // notifier.cpp: the notification thread.
   void run() noexcept;
@@ -125,6 +139,11 @@ class Queue {
   Submission* ready_head_ = nullptr;
   Submission* ready_tail_ = nullptr;
   std::atomic<bool> reevaluate_{false};
+
+  // The completion semaphore's value when the notification thread last
+  // read it, and the retired semaphores (an intrusive stack).
+  std::atomic<uint64_t> completed_{0};
+  std::atomic<Semaphore*> retired_head_{nullptr};
 
   // Every submission not yet finished, for wait_idle.
   std::mutex track_mutex_;

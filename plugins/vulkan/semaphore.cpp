@@ -16,6 +16,13 @@ constexpr size_t kInlineWaits = 16;
 
 void destroy_semaphore(halo_object_t* object) {
   auto* semaphore = reinterpret_cast<Semaphore*>(object);
+  Device* device = semaphore->device;
+  if (device->queue->retire(semaphore)) {
+    // The queue destroys the semaphore later, and before the device goes:
+    // the semaphore must not keep the device alive meanwhile.
+    device->release();
+    return;
+  }
   sdk::Host host = semaphore->host;
   host.destroy(semaphore);
 }
@@ -150,7 +157,8 @@ Semaphore::~Semaphore() {
   if (semaphore != VK_NULL_HANDLE) {
     device->vkd.vkDestroySemaphore(device->device, semaphore, nullptr);
   }
-  device->release();
+  // A retired semaphore let go of its device when the queue took it over.
+  if (!retired) device->release();
 }
 
 halo_status_t Semaphore::create(Device* device, uint64_t initial_value,

@@ -47,6 +47,15 @@ struct Semaphore {
   // Links semaphores the notification thread stopped watching, for its
   // release pass (that thread only).
   Semaphore* next_dropped = nullptr;
+  // The completion number of the last submission handed to the GPU that
+  // waits on this semaphore natively; 0 when none did. Written by the queue
+  // under its scheduling lock, read once the last reference has gone.
+  uint64_t last_native_wait = 0;
+  // Set when the queue took the semaphore over as its last reference went
+  // (Queue::retire): it no longer holds its device, and the queue links it
+  // through next_retired until it destroys it.
+  bool retired = false;
+  Semaphore* next_retired = nullptr;
 
   Semaphore(Device* device, uint64_t initial_value);
   ~Semaphore();

@@ -12,7 +12,13 @@ namespace {
 constexpr uint32_t kMagic = 0x07230203;
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 constexpr size_t kHeaderWords = 5;
-constexpr int kMaxTypeDepth = 16;
+// The deepest nesting of structs, arrays, vectors and matrices a push
+// constant block may have (the block itself is level 1). Layouts are
+// computed recursively, so this also bounds the recursion.
+constexpr uint32_t kMaxTypeNesting = 16;
+// Type sizes saturate here: the ABI's constant_size is 32 bits, so no push
+// constant block may be this large, and sizes never overflow.
+constexpr uint64_t kTooLarge = uint64_t{1} << 32;
 
 // Opcodes, decorations, storage classes and execution models used here.
 enum Op : uint32_t {
@@ -54,14 +60,32 @@ struct Entry {
   uint32_t function;
   size_t name_at, interface_begin, interface_end;
 };
+// The size and nesting of a type, computed once per type id.
+struct Layout {
+  enum State : uint8_t { kUnknown, kComputing, kKnown };
+  uint64_t size = 0;
+  uint32_t levels = 0;  // 0 for scalars and pointers.
+  State state = kUnknown;
+};
+
+uint64_t saturating_multiply(uint64_t a, uint64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a >= kTooLarge || b >= kTooLarge / a ? kTooLarge : a * b;
+}
+
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+  return std::min(a + b, kTooLarge);  // Both are at most 2^32.
+}
 
 class Reader {
  public:
   Reader(sdk::Host host, ErrorText* error)
       : error_(error), words_(Alloc(host)), defined_(Alloc(host)),
         set_(Alloc(host)), binding_(Alloc(host)), flags_(Alloc(host)),
-        stride_(Alloc(host)), offsets_(Alloc(host)), globals_(Alloc(host)),
-        uses_(Alloc(host)), entries_(Alloc(host)), host_(host) {}
+        stride_(Alloc(host)), offsets_(Alloc(host)),
+        member_base_(Alloc(host)), member_offset_(Alloc(host)),
+        layouts_(Alloc(host)), globals_(Alloc(host)), uses_(Alloc(host)),
+        seen_(Alloc(host)), entries_(Alloc(host)), host_(host) {}
 
   bool read(const void* data, size_t size, SpirvEntryPoints* out);
 
@@ -74,10 +98,15 @@ class Reader {
                 SpirvEntryPoint* out);
   bool used_globals(const Entry& entry, size_t compute_entries,
                     HostVector<uint32_t>* out);
+  bool names_unique(const SpirvEntryPoints& points);
   bool classify(uint32_t variable, HostVector<uint32_t>* bindings,
                 uint32_t* constant_size, const char* name);
-  bool type_size(uint32_t type, int depth, uint64_t* out);
-  bool struct_size(uint32_t type, int depth, uint64_t* out);
+  void index_member_offsets();
+  bool constant_block_size(uint32_t variable, uint32_t block, uint64_t* out);
+  bool layout(uint32_t type, uint32_t level, const Layout** out);
+  bool compute_layout(uint32_t type, uint32_t level, Layout* out);
+  bool struct_layout(uint32_t type, uint32_t level, Layout* out);
+  bool nesting_too_deep();
   bool fail(const char* format, ...) __attribute__((format(printf, 2, 3)));
   bool valid_id(uint32_t id) const { return id != 0 && id < bound_; }
   uint32_t word(size_t at) const { return words_[at]; }
@@ -94,8 +123,17 @@ class Reader {
   HostVector<uint32_t> defined_;  // Word offset of each id's definition.
   HostVector<uint32_t> set_, binding_, flags_, stride_;
   HostVector<MemberOffset> offsets_;
+  // Each struct's member offsets, indexed once: those of struct s are
+  // member_offset_[member_base_[s] + member] (kNone when undecorated).
+  HostVector<size_t> member_base_;
+  HostVector<uint32_t> member_offset_;
+  HostVector<Layout> layouts_;  // Per type id; sized on first use.
+  uint32_t layout_root_ = 0;    // The push constant block being laid out.
   HostVector<uint32_t> globals_;
-  HostVector<Use> uses_;
+  HostVector<Use> uses_;        // Sorted by function before a call-tree walk.
+  bool uses_sorted_ = false;
+  HostVector<uint32_t> seen_;   // Per id: the last walk that reached it.
+  uint32_t walks_ = 0;
   HostVector<Entry> entries_;
   sdk::Host host_;
 };
@@ -273,78 +311,159 @@ bool Reader::used_globals(const Entry& entry, size_t compute_entries,
     return true;
   }
   // Before SPIR-V 1.4 the interface names only inputs and outputs: follow
-  // the call tree instead.
+  // the call tree instead. The uses are sorted by function once, and each
+  // id remembers the last walk that reached it, so a walk costs what it
+  // reaches.
+  struct ByFunction {
+    bool operator()(const Use& use, uint32_t function) const {
+      return use.function < function;
+    }
+    bool operator()(uint32_t function, const Use& use) const {
+      return function < use.function;
+    }
+  };
+  if (!uses_sorted_) {
+    std::stable_sort(uses_.begin(), uses_.end(),
+                     [](const Use& a, const Use& b) { return a.function < b.function; });
+    seen_.assign(bound_, 0);
+    uses_sorted_ = true;
+  }
+  const uint32_t walk = ++walks_;
   HostVector<uint32_t> functions{Alloc(host_)};
   functions.push_back(entry.function);
+  seen_[entry.function] = walk;
   for (size_t next = 0; next < functions.size(); ++next) {
-    for (const Use& use : uses_) {
-      if (use.function != functions[next]) continue;
-      if (use.call) {
-        if (std::find(functions.begin(), functions.end(), use.id) ==
-            functions.end()) {
-          functions.push_back(use.id);
-        }
-      } else if (op_of(use.id) == kOpVariable &&
-                 std::find(out->begin(), out->end(), use.id) == out->end()) {
-        out->push_back(use.id);
+    auto uses = std::equal_range(uses_.begin(), uses_.end(), functions[next],
+                                 ByFunction());
+    for (auto use = uses.first; use != uses.second; ++use) {
+      if (seen_[use->id] == walk) continue;
+      if (use->call) {
+        seen_[use->id] = walk;
+        functions.push_back(use->id);
+      } else if (op_of(use->id) == kOpVariable) {
+        seen_[use->id] = walk;
+        out->push_back(use->id);
       }
     }
   }
   return true;
 }
 
-bool Reader::struct_size(uint32_t type, int depth, uint64_t* out) {
-  size_t at = defined_[type];
-  uint32_t count = word(at) >> 16;
-  uint64_t end = 0;
-  for (uint32_t member = 0; member + 2 < count; ++member) {
-    uint32_t offset = kNone;
-    for (const MemberOffset& entry : offsets_) {
-      if (entry.structure == type && entry.member == member) offset = entry.offset;
-    }
-    if (offset == kNone) return fail("member %u of struct %u has no Offset", member, type);
-    uint64_t size = 0;
-    if (!type_size(word(at + 2 + member), depth + 1, &size)) return false;
-    end = std::max<uint64_t>(end, offset + size);
+void Reader::index_member_offsets() {
+  // One pass over the ids and one over the decorations, whatever the
+  // number of structs and members: a struct's members are looked up by
+  // index, never searched for.
+  member_base_.assign(bound_, 0);
+  size_t total = 0;
+  for (uint32_t id = 1; id < bound_; ++id) {
+    if (op_of(id) != kOpTypeStruct) continue;
+    member_base_[id] = total;
+    total += (word(defined_[id]) >> 16) - 2;
   }
-  *out = end;
+  member_offset_.assign(total, kNone);
+  for (const MemberOffset& entry : offsets_) {
+    if (op_of(entry.structure) != kOpTypeStruct) continue;
+    const uint32_t members = (word(defined_[entry.structure]) >> 16) - 2;
+    if (entry.member >= members) continue;
+    // The last Offset of a member counts, as when they were searched.
+    member_offset_[member_base_[entry.structure] + entry.member] = entry.offset;
+  }
+}
+
+bool Reader::nesting_too_deep() {
+  return fail("push constant block %u nests structs, arrays, vectors or "
+              "matrices more than %u levels deep (halo's limit)",
+              layout_root_, kMaxTypeNesting);
+}
+
+bool Reader::constant_block_size(uint32_t variable, uint32_t block,
+                                 uint64_t* out) {
+  if (layouts_.empty()) layouts_.assign(bound_, Layout{});
+  layout_root_ = block;
+  const Layout* block_layout = nullptr;
+  if (!layout(block, 1, &block_layout)) return false;
+  if (block_layout->size >= kTooLarge) {
+    return fail("push constant variable %u is 4 GiB or larger", variable);
+  }
+  *out = block_layout->size;
   return true;
 }
 
-bool Reader::type_size(uint32_t type, int depth, uint64_t* out) {
-  if (depth > kMaxTypeDepth) return fail("type %u nests too deeply", type);
+bool Reader::layout(uint32_t type, uint32_t level, const Layout** out) {
+  // |level| is where |type| sits in the block (the block is level 1).
   size_t at = valid_id(type) ? defined_[type] : 0;
   if (at == 0) return fail("type %u is not defined", type);
-  uint32_t count = word(at) >> 16;
-  uint32_t op = word(at) & 0xFFFF;
+  Layout& known = layouts_[type];
+  if (known.state == Layout::kComputing) {
+    return fail("type %u contains itself", type);
+  }
+  if (known.state == Layout::kUnknown) {
+    // Only structs, arrays, vectors and matrices lead deeper, so whatever
+    // sits below level kMaxTypeNesting + 1 has a parent too deep; failing
+    // here bounds the recursion.
+    if (level > kMaxTypeNesting + 1) return nesting_too_deep();
+    known.state = Layout::kComputing;
+    if (!compute_layout(type, level, &known)) return false;
+    known.state = Layout::kKnown;
+  }
+  // A type laid out before, elsewhere, may sit deeper here.
+  if (known.levels != 0 && level - 1 + known.levels > kMaxTypeNesting) {
+    return nesting_too_deep();
+  }
+  *out = &known;
+  return true;
+}
+
+bool Reader::struct_layout(uint32_t type, uint32_t level, Layout* out) {
+  const size_t at = defined_[type];
+  const uint32_t members = (word(at) >> 16) - 2;
+  uint64_t end = 0;
+  uint32_t levels = 0;
+  for (uint32_t member = 0; member < members; ++member) {
+    const uint32_t offset = member_offset_[member_base_[type] + member];
+    if (offset == kNone) return fail("member %u of struct %u has no Offset", member, type);
+    const Layout* member_layout = nullptr;
+    if (!layout(word(at + 2 + member), level + 1, &member_layout)) return false;
+    end = std::max(end, saturating_add(offset, member_layout->size));
+    levels = std::max(levels, member_layout->levels);
+  }
+  out->size = end;
+  out->levels = levels + 1;
+  return true;
+}
+
+bool Reader::compute_layout(uint32_t type, uint32_t level, Layout* out) {
+  const size_t at = defined_[type];
+  const uint32_t count = word(at) >> 16;
+  const uint32_t op = word(at) & 0xFFFF;
   auto operand = [&](uint32_t index) { return index < count ? word(at + index) : 0; };
+  const Layout* element = nullptr;
   switch (op) {
     case kOpTypeInt:
     case kOpTypeFloat:
-      *out = operand(2) / 8;
+      out->size = operand(2) / 8;
       return true;
     case kOpTypeVector:
-    case kOpTypeMatrix: {
-      uint64_t element = 0;
-      if (!type_size(operand(2), depth + 1, &element)) return false;
-      *out = element * operand(3);
+    case kOpTypeMatrix:
+      if (!layout(operand(2), level + 1, &element)) return false;
+      out->size = saturating_multiply(element->size, operand(3));
+      out->levels = element->levels + 1;
       return true;
-    }
     case kOpTypeArray: {
-      uint32_t length_id = operand(3);
+      const uint32_t length_id = operand(3);
       if (op_of(length_id) != kOpConstant) {
         return fail("array type %u has no constant length", type);
       }
-      uint64_t element = 0;
-      if (!type_size(operand(2), depth + 1, &element)) return false;
-      uint64_t stride = stride_[type] != 0 ? stride_[type] : element;
-      *out = stride * word(defined_[length_id] + 3);
+      if (!layout(operand(2), level + 1, &element)) return false;
+      const uint64_t stride = stride_[type] != 0 ? stride_[type] : element->size;
+      out->size = saturating_multiply(stride, word(defined_[length_id] + 3));
+      out->levels = element->levels + 1;
       return true;
     }
     case kOpTypeStruct:
-      return struct_size(type, depth, out);
+      return struct_layout(type, level, out);
     case kOpTypePointer:
-      *out = 8;
+      out->size = 8;
       return true;
     default:
       return fail("type %u (opcode %u) cannot be a push constant member", type, op);
@@ -378,7 +497,7 @@ bool Reader::classify(uint32_t variable, HostVector<uint32_t>* bindings,
       return fail("push constant variable %u is not a struct", variable);
     }
     uint64_t size = 0;
-    if (!struct_size(pointee, 0, &size)) return false;
+    if (!constant_block_size(variable, pointee, &size)) return false;
     if (*constant_size != 0) {
       return fail("entry point '%s' has two push constant blocks", name);
     }
@@ -444,15 +563,28 @@ bool Reader::read(const void* data, size_t size, SpirvEntryPoints* out) {
   if (!words_.empty()) std::memcpy(words_.data(), data, words_.size() * 4);
   if (!check_header(size) || !scan()) return false;
   if (entries_.empty()) return fail("the module has no GLCompute entry point");
+  index_member_offsets();
   for (const Entry& entry : entries_) {
     SpirvEntryPoint point;
     if (!describe(entry, entries_.size(), &point)) return false;
-    for (const SpirvEntryPoint& other : *out) {
-      if (std::strcmp(other.name, point.name) == 0) {
-        return fail("two GLCompute entry points are named '%s'", point.name);
-      }
-    }
     out->push_back(point);
+  }
+  return names_unique(*out);
+}
+
+bool Reader::names_unique(const SpirvEntryPoints& points) {
+  // Sorted, so that a module of many entry points is not checked pair by
+  // pair.
+  HostVector<const char*> names{Alloc(host_)};
+  names.reserve(points.size());
+  for (const SpirvEntryPoint& point : points) names.push_back(point.name);
+  std::sort(names.begin(), names.end(), [](const char* a, const char* b) {
+    return std::strcmp(a, b) < 0;
+  });
+  for (size_t i = 1; i < names.size(); ++i) {
+    if (std::strcmp(names[i - 1], names[i]) == 0) {
+      return fail("two GLCompute entry points are named '%s'", names[i]);
+    }
   }
   return true;
 }

@@ -10,6 +10,12 @@
 // buffers. A hand-written reader keeps the plugin free of a reflection
 // library for the handful of decorations it needs.
 //
+// Reflection takes time linear in the module's size: each type's size is
+// computed once, and member offsets are indexed by struct once. A push
+// constant block may nest structs, arrays, vectors and matrices at most 16
+// levels deep and must be smaller than 4 GiB; deeper or larger blocks are
+// refused with a message naming the limit.
+//
 // Which variables an entry point uses: with one GLCompute entry point,
 // every storage buffer the module declares (so a declared but unused
 // binding still counts, as GLSL authors expect). With several: the entry

@@ -57,6 +57,7 @@ struct ErrorText {
   X(vkGetDeviceQueue)                    \
   X(vkDeviceWaitIdle)                    \
   X(vkQueueSubmit)                       \
+  X(vkQueueWaitIdle)                     \
   X(vkCreateSemaphore)                   \
   X(vkDestroySemaphore)                  \
   X(vkSignalSemaphore)                   \

@@ -1,14 +1,16 @@
 // SPIR-V executables: what the plugin's reader refuses before the driver
 // sees a module, with the reason in the status; modules with several entry
-// points; and module bytes at an unaligned address. Every broken module is
-// derived from a valid CTS kernel, so each one differs from a module that
-// builds in exactly one respect.
+// points; push constant blocks that nest deeply; and module bytes at an
+// unaligned address. Every other broken module is derived from a valid CTS
+// kernel, so each one differs from a module that builds in exactly one
+// respect.
 #include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "nested_spirv.hpp"
 #include "spirv_patch.hpp"
 #include "vulkan_test_util.hpp"
 
@@ -326,6 +328,22 @@ TEST_F(ExecutableTest, RefusesMoreConstantsThanTheDeviceTakes) {
                  "storage buffers and 4100 bytes of constants; the device "
                  "allows"});
   EXPECT_EQ(executable, nullptr);
+}
+
+TEST_F(ExecutableTest, RefusesDeeplyNestedConstantsWithTheReason) {
+  // Four members a level, fourteen levels: the plugin reflects the 1 GiB
+  // block at once, and the device refuses that many constants.
+  ExecutablePtr executable;
+  Status big(create_executable(
+      module_bytes(nested_push_constant_module(4, 14)), &executable));
+  expect_status(big, HALO_STATUS_INVALID_ARGUMENT,
+                {"halo_executable_create: entry point 'main' takes 0 "
+                 "storage buffers and 1073741824 bytes of constants; the "
+                 "device allows"});
+  EXPECT_EQ(executable, nullptr);
+  expect_refused(module_bytes(nested_push_constant_module(1, 17)),
+                 "push constant block 24 nests structs, arrays, vectors or "
+                 "matrices more than 16 levels deep (halo's limit)");
 }
 
 TEST_F(ExecutableTest, EntryPointsShareOneModule) {

@@ -56,19 +56,6 @@ std::vector<std::unique_ptr<Probe>> make_probes(size_t count, uint64_t first,
   return probes;
 }
 
-// Yields until |done| or the hang guard's deadline; returns |done|'s last
-// answer. For callbacks that run on the notification thread, which gives
-// the test nothing to wait on.
-template <class Done>
-bool spin_until(Done done) {
-  const halo_time_ns_t deadline = deadline_in_ms(kGenerousMs);
-  while (!done()) {
-    if (halo_time_now_ns() >= deadline) return done();
-    std::this_thread::yield();
-  }
-  return true;
-}
-
 class TimepointTest : public VulkanTest {
  protected:
   // A host-signalled semaphore that holds a submission back until the

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "halo/halo.h"
@@ -73,6 +74,20 @@ using ExecutablePtr =
 
 // Returns a deadline |milliseconds| from now.
 halo_time_ns_t deadline_in_ms(int64_t milliseconds);
+
+// Yields until |done| returns true or kGenerousMs (the hang guard) pass;
+// returns |done|'s last answer. For what the notification thread does on
+// its own (timepoint callbacks, dropping the last references), which gives
+// a test nothing to wait on.
+template <class Done>
+bool spin_until(Done done) {
+  const halo_time_ns_t deadline = deadline_in_ms(kGenerousMs);
+  while (!done()) {
+    if (halo_time_now_ns() >= deadline) return done();
+    std::this_thread::yield();
+  }
+  return true;
+}
 
 // Returns the driver's description ("" when it cannot be read).
 std::string driver_description(halo_driver_t* driver);
