@@ -1,8 +1,9 @@
 // submission.*: queue waits and signals (DESIGN.md §5): barriers, host
 // signals, wait-before-signal, chains, fan-out, several waits and signals,
-// failure propagation, releasing everything right after submit, wait_idle
-// and semaphores of a second device. No case uses command buffers: these
-// are the barrier-only rules every queue must keep.
+// failure propagation, signals that do not move a semaphore forward,
+// releasing everything right after submit, wait_idle and semaphores of a
+// second device. No case uses command buffers: these are the barrier-only
+// rules every queue must keep.
 #include <algorithm>
 #include <numeric>
 
@@ -341,6 +342,46 @@ HALO_CTS_CASE("submission.wait_idle.pending", kNeedQueues,
   CTS_ASSERT_OK(halo_semaphore_signal(gate, 1));
   CTS_ASSERT_OK(halo_device_wait_idle(ctx.device(), deadline_in_ms(kGenerousMs)));
   CTS_ASSERT_EQ(value_of(out), 1u);
+}
+
+// --- signals that do not move the semaphore forward ------------------------------------
+
+HALO_CTS_CASE("submission.signal.not_above_payload", kNeedQueues,
+              "queue_execute refuses a signal at or below the payload with INVALID_ARGUMENT and submits nothing") {
+  halo_semaphore_t* semaphore = ctx.semaphore(5);
+  halo_semaphore_t* other = ctx.semaphore(0);
+  CTS_ASSERT_INVALID(queue_execute(ctx.device(), {}, {}, {other, semaphore}, {1, 5}),
+                     "halo_device_queue_execute");
+  CTS_ASSERT_INVALID(queue_execute(ctx.device(), {}, {}, {other, semaphore}, {1, 3}),
+                     "halo_device_queue_execute");
+  CTS_ASSERT_OK(halo_device_wait_idle(ctx.device(), deadline_in_ms(kGenerousMs)));
+  // Nothing of the refused submissions ran: neither signal landed.
+  CTS_ASSERT_EQ(value_of(semaphore), 5u);
+  CTS_ASSERT_EQ(value_of(other), 0u);
+  CTS_ASSERT_OK(queue_execute(ctx.device(), {}, {}, {semaphore}, {6}));
+  ASSERT_REACHES(semaphore, 6);
+}
+
+HALO_CTS_CASE("submission.signal.passed_while_pending", kNeedQueues,
+              "a queue signal that finds the payload already past its value fails the semaphore with INVALID_ARGUMENT naming both values") {
+  // The signalled semaphore belongs to a second device, so every plugin
+  // signals it from the host side and can see the payload it meets.
+  halo_semaphore_t* target = ctx.semaphore(0, ctx.second_device());
+  halo_semaphore_t* gate = ctx.semaphore(0);
+  CTS_ASSERT_OK(queue_execute(ctx.device(), {gate}, {1}, {target}, {1000}));
+  CTS_ASSERT_OK(halo_semaphore_signal(target, 1001));
+  CTS_ASSERT_OK(halo_semaphore_signal(gate, 1));
+  halo_status_t status = halo_semaphore_wait(target, 1002, deadline_in_ms(kGenerousMs));
+  const halo_status_code_t code = halo_status_code(status);
+  const std::string message = halo_status_message(status);
+  const std::string text = take_status_text(status);
+  if (code != HALO_STATUS_INVALID_ARGUMENT ||
+      message.find("1000") == std::string::npos ||
+      message.find("1001") == std::string::npos) {
+    fail(__FILE__, __LINE__,
+         "waiting on the passed semaphore returned " + text +
+             ", expected INVALID_ARGUMENT naming the values 1000 and 1001");
+  }
 }
 
 // --- semaphores of a second device -------------------------------------------------------

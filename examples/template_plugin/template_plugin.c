@@ -599,13 +599,36 @@ static void submission_timepoint_callback(void* user_data, halo_timepoint_t* tim
 }
 
 /* Logs a failed signal: the submission itself has nobody to report to. */
-static void log_signal_error(const halo_host_interface_t* host, uint64_t sequence,
-                             halo_status_t status) {
+/* A queue signal the semaphore refuses fails the semaphore with the reason
+ * (DESIGN.md §5), so that its waiters learn of it instead of hanging. A
+ * semaphore that has already failed keeps its first failure. */
+static void signal_from_queue(const halo_host_interface_t* host,
+                              halo_semaphore_t* semaphore, uint64_t value,
+                              size_t index) {
+  const halo_semaphore_vtable_t* vtable = semaphore_vtable_of(semaphore);
+  halo_status_t refusal = vtable->signal(semaphore, value);
+  if (refusal == HALO_OK) return;
+  uint64_t payload = 0;
+  halo_status_t state = vtable->query(semaphore, &payload);
+  if (state != HALO_OK) {
+    host->status_free(state);
+    host->status_free(refusal);
+    return;
+  }
+  halo_status_code_t code = HALO_STATUS_INVALID_ARGUMENT;
   char message[512];
-  snprintf(message, sizeof(message), "submission %llu: signal failed: %s",
-           (unsigned long long)sequence, host->status_message(status));
-  host->log(host->self, HALO_LOG_LEVEL_WARN, message);
-  host->status_free(status);
+  if (payload >= value) {
+    snprintf(message, sizeof(message),
+             "queue signal %zu: value %llu is not above the semaphore's "
+             "payload %llu (another signal passed it first)",
+             index, (unsigned long long)value, (unsigned long long)payload);
+  } else {
+    code = host->status_code(refusal);
+    snprintf(message, sizeof(message), "queue signal %zu (value %llu): %s",
+             index, (unsigned long long)value, host->status_message(refusal));
+  }
+  host->status_free(refusal);
+  vtable->fail(semaphore, host->status_create(code, message));
 }
 
 /* On the worker: signals (or fails) the signal semaphores, drops every reference and
@@ -630,9 +653,7 @@ static void submission_complete(template_submission_t* submission) {
       continue;
     }
     /* VENDOR: this is where the command buffers' completion would lead. */
-    halo_status_t status =
-        semaphore_vtable_of(semaphore)->signal(semaphore, submission->signal_values[i]);
-    if (status != HALO_OK) log_signal_error(host, submission->sequence, status);
+    signal_from_queue(host, semaphore, submission->signal_values[i], i);
   }
   host->status_free(failure);
   for (size_t i = 0; i < submission->wait_count; ++i) {

@@ -54,6 +54,33 @@ halo_status_t check_semaphore_list(size_t count,
   return nullptr;
 }
 
+// A queue signal must move its semaphore forward (DESIGN.md §5): one at or
+// below the payload already can never land, so it is refused here, before
+// anything is submitted, for every plugin alike. A failed semaphore is left
+// to the plugin (the signal will meet the failure).
+halo_status_t check_signals_ahead(const halo_queue_execute_info_t* info,
+                                  const char* function) {
+  for (size_t i = 0; i < info->signal_count; ++i) {
+    halo_semaphore_t* semaphore = info->signal_semaphores[i];
+    const auto query = vtable_of<halo_semaphore_vtable_t>(semaphore)->query;
+    uint64_t payload = 0;
+    halo_status_t state = call_plugin(function, query, semaphore, &payload);
+    if (state != nullptr) {
+      halo_status_free(state);
+      continue;
+    }
+    if (info->signal_values[i] <= payload) {
+      return halo_status_format(
+          HALO_STATUS_INVALID_ARGUMENT,
+          "%s: info->signal_values[%zu] = %llu is not above the payload %llu "
+          "of info->signal_semaphores[%zu]",
+          function, i, static_cast<unsigned long long>(info->signal_values[i]),
+          static_cast<unsigned long long>(payload), i);
+    }
+  }
+  return nullptr;
+}
+
 halo_status_t check_execute_info(const halo_queue_execute_info_t* info,
                                  const char* function) {
   if (info == nullptr) return null_argument(function, "info");
@@ -72,6 +99,7 @@ halo_status_t check_execute_info(const halo_queue_execute_info_t* info,
                                             info->signal_semaphores,
                                             info->signal_values, function,
                                             "signal"));
+  HALO_RETURN_IF_ERROR(check_signals_ahead(info, function));
   if (info->command_buffer_count > 0 && info->command_buffers == nullptr) {
     return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
                               "%s: info->command_buffers is NULL with a count "

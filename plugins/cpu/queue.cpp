@@ -192,13 +192,7 @@ void Queue::process(Submission* submission) noexcept {
   if (submission->failure() == HALO_OK) {
     submission->run_command_buffers(*pool_);
   }
-  halo_status_t error = submission->complete();
-  if (error != HALO_OK) {
-    host_.log(HALO_LOG_LEVEL_WARN, "queue submission %llu: %s",
-              static_cast<unsigned long long>(submission->sequence),
-              host_.message(error));
-    host_.free(error);
-  }
+  submission->complete();
   // Drop the semaphores and command buffers before wait_idle may return, so
   // that after it every completed submission has let go of everything but
   // the device.

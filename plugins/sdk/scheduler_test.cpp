@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "halo/sdk/queue_signal.hpp"
 #include "halo/sdk/timeline.hpp"
 #include "testing/fake_host.hpp"
 
@@ -123,7 +124,7 @@ TEST_F(SchedulerTest, NoWaitsIsReadyInline) {
       fake_host(), {}, {1, &signal, &signal_value}, &ready);
   s->start(&Recorder::on_ready);
   EXPECT_EQ(ready.load(), 1);
-  EXPECT_EQ(s->complete(), nullptr);
+  s->complete();
   EXPECT_EQ(value_of(signal), 1u);
   PendingSubmission::destroy(s);
   release(signal);
@@ -143,7 +144,7 @@ TEST_F(SchedulerTest, ReadyAfterEveryWaitIsReached) {
   ASSERT_EQ(TestSemaphore::signal(waits[2], 7), nullptr);
   EXPECT_EQ(ready.load(), 1);
   EXPECT_EQ(s->failure(), nullptr);
-  EXPECT_EQ(s->complete(), nullptr);
+  s->complete();
   PendingSubmission::destroy(s);
   for (auto* w : waits) release(w);
 }
@@ -163,7 +164,7 @@ TEST_F(SchedulerTest, FailureFiresEarlyAndFailsEverySignal) {
   EXPECT_EQ(ready.load(), 1);
   ASSERT_NE(s->failure(), nullptr);
   // The other wait is never reached: complete cancels it.
-  EXPECT_EQ(s->complete(), nullptr);
+  s->complete();
   for (auto* signal : signals) {
     uint64_t value = 0;
     StatusHolder status(TestSemaphore::query(signal, &value));
@@ -222,7 +223,7 @@ TEST_F(SchedulerTest, RetainsEverySemaphoreUntilDestroyed) {
   release(wait);
   EXPECT_EQ(g_destroyed.load(), destroyed);
   ASSERT_EQ(ready.load(), 1);
-  EXPECT_EQ(s->complete(), nullptr);
+  s->complete();
   PendingSubmission::destroy(s);
   EXPECT_EQ(g_destroyed.load(), destroyed + 2);
 }
@@ -260,17 +261,56 @@ TEST_F(SchedulerTest, ReadyExactlyOnceUnderConcurrentSignalsAndFailures) {
   }
 }
 
-TEST_F(SchedulerTest, SignalHelperKeepsGoingPastErrors) {
+TEST_F(SchedulerTest, RefusedQueueSignalFailsItsSemaphoreAndTheRestGoOn) {
   halo_semaphore_t* semaphores[3] = {make_semaphore(0), make_semaphore(9),
                                      make_semaphore(0)};
   uint64_t values[3] = {1, 2, 3};
-  StatusHolder status(signal_semaphores(fake_host(), {3, semaphores, values}));
-  EXPECT_EQ(status.code(), HALO_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(status.message().find("signal semaphore 1"), std::string::npos);
+  signal_semaphores(fake_host(), {3, semaphores, values});
   EXPECT_EQ(value_of(semaphores[0]), 1u);
-  EXPECT_EQ(value_of(semaphores[1]), 9u);
   EXPECT_EQ(value_of(semaphores[2]), 3u);
+  // Semaphore 1 was past its signal: it fails, naming the signal, its value
+  // and the payload, instead of staying at 9 while waiters for 2 hang.
+  uint64_t payload = 0;
+  StatusHolder status(TestSemaphore::query(semaphores[1], &payload));
+  EXPECT_EQ(status.code(), HALO_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(status.message().find("queue signal 1: value 2 is not above the "
+                                  "semaphore's payload 9"),
+            std::string::npos)
+      << status.message();
   for (auto* s : semaphores) release(s);
+}
+
+TEST_F(SchedulerTest, QueueSignalAtThePayloadFailsTheSemaphore) {
+  halo_semaphore_t* semaphore = make_semaphore(4);
+  signal_from_queue(fake_host(), semaphore, 4, 0);
+  uint64_t payload = 0;
+  StatusHolder status(TestSemaphore::query(semaphore, &payload));
+  EXPECT_EQ(status.code(), HALO_STATUS_INVALID_ARGUMENT);
+  EXPECT_GE(payload, HALO_SEMAPHORE_FAILURE_VALUE);
+  release(semaphore);
+}
+
+TEST_F(SchedulerTest, QueueSignalRefusedForAnotherReasonFailsWithThatReason) {
+  halo_semaphore_t* semaphore = make_semaphore(0);
+  signal_from_queue(fake_host(), semaphore, HALO_SEMAPHORE_MAX_VALUE + 1, 2);
+  uint64_t payload = 0;
+  StatusHolder status(TestSemaphore::query(semaphore, &payload));
+  EXPECT_EQ(status.code(), HALO_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(status.message().rfind("queue signal 2 (value ", 0), 0u)
+      << status.message();
+  release(semaphore);
+}
+
+TEST_F(SchedulerTest, QueueSignalKeepsAnEarlierFailure) {
+  halo_semaphore_t* semaphore = make_semaphore(5);
+  TestSemaphore::fail(semaphore, fake_host().make_status_text(
+                                     HALO_STATUS_ABORTED, "first failure"));
+  signal_from_queue(fake_host(), semaphore, 3, 0);
+  uint64_t payload = 0;
+  StatusHolder status(TestSemaphore::query(semaphore, &payload));
+  EXPECT_EQ(status.code(), HALO_STATUS_ABORTED);
+  EXPECT_EQ(status.message(), "first failure");
+  release(semaphore);
 }
 
 }  // namespace

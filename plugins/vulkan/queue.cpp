@@ -8,6 +8,7 @@
 #include "device.hpp"
 #include "exit_guard.hpp"
 #include "halo/sdk/intrusive_list.hpp"
+#include "halo/sdk/queue_signal.hpp"
 #include "semaphore.hpp"
 #include "submission.hpp"
 #include "vk_status.hpp"
@@ -354,15 +355,7 @@ void Queue::complete(Submission* submission) noexcept {
     for (size_t i = 0; i < submission->signal_count; ++i) {
       const Submission::Signal& signal = submission->signals[i];
       if (signal.native) continue;
-      halo_status_t status = sdk::semaphore_vtable(signal.semaphore)
-                                 ->signal(signal.semaphore, signal.value);
-      if (status != HALO_OK) {
-        host_.log(HALO_LOG_LEVEL_WARN,
-                  "queue submission %llu: signal semaphore %zu: %s",
-                  static_cast<ull>(submission->sequence), i,
-                  host_.message(status));
-        host_.free(status);
-      }
+      sdk::signal_from_queue(host_, signal.semaphore, signal.value, i);
     }
   }
   finish(submission);

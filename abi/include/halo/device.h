@@ -157,8 +157,12 @@ HALO_API halo_status_t halo_device_semaphore_compatibility(
  * command buffers the submission is a barrier. Waits may name unsignalled
  * values and semaphores of any device or plugin. Borrows everything; the
  * device retains what it needs. Thread-safe.
- * Returns INVALID_ARGUMENT for bad handles, NULL arrays with a non-zero count,
- * or values above HALO_SEMAPHORE_MAX_VALUE. */
+ * A signal value must be above its semaphore's payload when the signal lands;
+ * if another signal has passed it by then, the semaphore fails with
+ * INVALID_ARGUMENT naming the signal, its value and the payload.
+ * Returns INVALID_ARGUMENT, submitting nothing, for bad handles, NULL arrays
+ * with a non-zero count, values above HALO_SEMAPHORE_MAX_VALUE, or a signal
+ * value at or below its semaphore's payload already. */
 HALO_API halo_status_t halo_device_queue_execute(
     halo_device_t* device, const halo_queue_execute_info_t* info);
 

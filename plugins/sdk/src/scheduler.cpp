@@ -9,7 +9,7 @@
 // their swap: once it fires, the worker may free it.
 #include "halo/sdk/scheduler.hpp"
 
-#include <cstdio>
+#include "halo/sdk/queue_signal.hpp"
 
 namespace halo::sdk {
 namespace {
@@ -44,22 +44,10 @@ T* at(void* base, size_t offset) noexcept {
 
 }  // namespace
 
-halo_status_t signal_semaphores(Host host, const SemaphoreList& list) noexcept {
-  halo_status_t first_error = HALO_OK;
+void signal_semaphores(Host host, const SemaphoreList& list) noexcept {
   for (size_t i = 0; i < list.count; ++i) {
-    halo_semaphore_t* semaphore = list.semaphores[i];
-    halo_status_t status =
-        semaphore_vtable(semaphore)->signal(semaphore, list.values[i]);
-    if (status == HALO_OK) continue;
-    if (first_error == HALO_OK) {
-      char prefix[64];
-      std::snprintf(prefix, sizeof(prefix), "signal semaphore %zu", i);
-      first_error = host.annotate(status, prefix);
-    } else {
-      host.free(status);
-    }
+    signal_from_queue(host, list.semaphores[i], list.values[i], i);
   }
-  return first_error;
 }
 
 void fail_semaphores(Host host, const SemaphoreList& list,
@@ -223,14 +211,14 @@ void PendingSubmission::finish_waits() noexcept {
   }
 }
 
-halo_status_t PendingSubmission::complete() noexcept {
+void PendingSubmission::complete() noexcept {
   finish_waits();
   halo_status_t failure = this->failure();
   if (failure != nullptr) {
     fail_semaphores(host_, signals_, failure);
-    return HALO_OK;
+    return;
   }
-  return signal_semaphores(host_, signals_);
+  signal_semaphores(host_, signals_);
 }
 
 }  // namespace halo::sdk

@@ -36,11 +36,10 @@ struct SemaphoreList {
   const uint64_t* values = nullptr;
 };
 
-// Signals every semaphore of |list| to its value through the semaphore's own
-// vtable (any plugin). Keeps going after an error so every semaphore that can
-// be signalled is; returns OK or the first error annotated with its index
-// (later errors are freed). Borrows everything. Thread-safe.
-halo_status_t signal_semaphores(Host host, const SemaphoreList& list) noexcept;
+// Signals every semaphore of |list| to its value with signal_from_queue: a
+// semaphore that refuses its signal is failed with the reason, the others
+// are signalled regardless. Borrows everything. Thread-safe.
+void signal_semaphores(Host host, const SemaphoreList& list) noexcept;
 
 // Fails every semaphore of |list| with its own copy of |status| (borrowed,
 // never NULL) through each semaphore's own vtable. Thread-safe.
@@ -89,10 +88,10 @@ class PendingSubmission {
   // a timepoint callback.
   void finish_waits() noexcept;
 
-  // After ready: finish_waits, then signals the signal list, or fails every
-  // signal semaphore with a copy of failure(). Returns the first signalling
-  // error (the submission keeps going past it); OK otherwise.
-  halo_status_t complete() noexcept;
+  // After ready: finish_waits, then signals the signal list (see
+  // signal_semaphores), or fails every signal semaphore with a copy of
+  // failure().
+  void complete() noexcept;
 
   // Releases the semaphores early (destroy releases whatever is left).
   // Only after finish_waits.
