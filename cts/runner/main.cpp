@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 #include "../framework/cts.hpp"
 #include "expectations.hpp"
@@ -164,6 +165,7 @@ Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& proce
   o.seed = job.seed;
   o.repetition = job.repetition;
   o.duration_s = process.duration_s;
+  o.started_at = process.started_at;
   o.command = "halo-cts --plugin " + shell_quote(job.plugin_spec) +
               " --filter " + shell_quote(job.c->name) + " --case-seed " +
               std::to_string(job.seed) + " --timeout " +
@@ -244,25 +246,47 @@ bool describe_device(halo_driver_t* driver, const Options& options,
   return true;
 }
 
-// Opens |spec| and fills |target|, or prints why it cannot be tested.
+// Opens |spec| and fills |target|, or returns false with why it cannot be
+// tested.
 bool resolve_target(const std::string& spec, const Options& options,
-                    Target* target) {
+                    Target* target, std::string* error) {
   halo_registry_t* registry = nullptr;
   halo_driver_t* driver = nullptr;
-  std::string name, error;
-  bool ok = open_plugin(spec, &registry, &driver, &name, &error);
+  std::string name;
+  bool ok = open_plugin(spec, &registry, &driver, &name, error);
   if (ok) {
     target->spec = spec;
     target->name = name;
-    ok = describe_device(driver, options, target, &error);
+    ok = describe_device(driver, options, target, error);
     halo_driver_release(driver);
     halo_registry_release(registry);
   }
-  if (!ok) {
-    std::fprintf(stderr, "halo-cts: cannot test plugin %s: %s\n", spec.c_str(),
-                 error.c_str());
-  }
   return ok;
+}
+
+// "halo-cts" with |options|' plugins, device and peer.
+std::string plugins_command(const Options& options) {
+  std::string command = "halo-cts";
+  for (const auto& spec : options.plugins) command += " --plugin " + shell_quote(spec);
+  return command + target_arguments(options);
+}
+
+// The failing case "plugin.load" that stands for a plugin the run cannot
+// test, so that the reports of a run that tested nothing say why it failed.
+// |command| repeats the failure.
+Outcome load_failure(const std::string& spec, const Options& options,
+                     const std::string& reason, const std::string& command) {
+  std::fprintf(stderr, "halo-cts: cannot test plugin %s: %s\n", spec.c_str(),
+               reason.c_str());
+  Outcome o;
+  o.plugin = spec;
+  o.case_name = "plugin.load";
+  o.status = "FAIL";
+  o.reason = reason;
+  o.seed = options.seed;
+  o.command = command;
+  o.started_at = std::chrono::system_clock::now();
+  return o;
 }
 
 // The names of every loaded plugin, for a run that names none.
@@ -289,15 +313,18 @@ bool loaded_plugin_names(std::vector<std::string>* out) {
 }
 
 // The plugins to run: those named, or every loaded one; each with its device
-// under test. Returns false when one of them cannot be tested.
-bool resolve_plugins(const Options& options, std::vector<Target>* out) {
+// under test. Returns false when one of them cannot be tested, after
+// passing a "plugin.load" failure for each such plugin to |on_failure|.
+bool resolve_plugins(const Options& options, std::vector<Target>* out,
+                     const std::function<void(const Outcome&)>& on_failure) {
   std::vector<std::string> loaded;
   if (!loaded_plugin_names(&loaded)) return false;
   if (!options.peer.empty() &&
       std::find(loaded.begin(), loaded.end(), options.peer) == loaded.end()) {
-    std::fprintf(stderr,
-                 "halo-cts: the peer plugin %s is not loaded (halo-info says "
-                 "why)\n", options.peer.c_str());
+    on_failure(load_failure(options.peer, options,
+                            "it is the peer (--peer) but is not loaded "
+                            "(halo-info says why)",
+                            plugins_command(options)));
     return false;
   }
   const std::vector<std::string>& specs =
@@ -305,11 +332,15 @@ bool resolve_plugins(const Options& options, std::vector<Target>* out) {
   bool ok = true;
   for (const auto& spec : specs) {
     Target target;
-    if (resolve_target(spec, options, &target)) {
+    std::string error;
+    if (resolve_target(spec, options, &target, &error)) {
       std::printf("halo-cts: plugin %s, device %zu: %s\n", target.name.c_str(),
                   options.device, target.device.c_str());
       out->push_back(std::move(target));
     } else {
+      on_failure(load_failure(spec, options, error,
+                              "halo-cts --plugin " + shell_quote(spec) +
+                                  target_arguments(options)));
       ok = false;
     }
   }
@@ -326,6 +357,32 @@ int list_cases(const Options& options) {
   return 0;
 }
 
+// The filters as given, for messages ("--filter 'a.*' --filter 'b'").
+std::string filter_arguments(const Options& options) {
+  std::string text;
+  for (const auto& glob : options.filters) {
+    text += (text.empty() ? "--filter " : " --filter ") + shell_quote(glob);
+  }
+  return text;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "";
+  return name;
+}
+
+// The counts of the run's last line.
+struct Counts {
+  size_t passed = 0, failed = 0, skipped = 0;
+
+  void add(const Outcome& o) {
+    failed += is_failure(o);
+    skipped += is_skip(o);
+    passed += o.status == "PASS";
+  }
+};
+
 int run_suite(const Options& options) {
   std::vector<Expectation> expectations;
   std::string error;
@@ -334,10 +391,39 @@ int run_suite(const Options& options) {
     std::fprintf(stderr, "halo-cts: %s\n", error.c_str());
     return 2;
   }
+  Reports reports(options.json_path, options.junit_path, {options.peer, host_name()});
+  reports.start();
+  Counts counts;
+  const auto record = [&](const Outcome& o) {
+    counts.add(o);
+    reports.add(o);
+  };
+  const auto finish = [&] {
+    for (const std::string& path : reports.failed_paths()) {
+      std::fprintf(stderr, "halo-cts: cannot write %s\n", path.c_str());
+      ++counts.failed;
+    }
+    std::printf("%zu passed, %zu failed, %zu skipped\n", counts.passed,
+                counts.failed, counts.skipped);
+    return counts.failed == 0 ? 0 : 1;
+  };
+  std::vector<const Case*> cases;
+  for (const Case& c : all_cases()) {
+    if (matches_filters(options, c.name)) cases.push_back(&c);
+  }
+  if (cases.empty()) {
+    // A misspelt filter must not pass as a clean run of nothing.
+    std::fprintf(stderr,
+                 "halo-cts: no case matches %s, so nothing was tested "
+                 "(halo-cts --list names every case)\n",
+                 filter_arguments(options).c_str());
+    counts.failed = 1;
+    return finish();
+  }
   std::vector<Target> plugins;
-  if (!resolve_plugins(options, &plugins)) {
-    std::printf("0 passed, 1 failed, 0 skipped\n");
-    return 1;
+  if (!resolve_plugins(options, &plugins, record)) {
+    counts.failed = std::max<size_t>(counts.failed, 1);
+    return finish();
   }
   if (plugins.empty()) {
     // Nothing to certify is a failure, not a clean pass of zero cases.
@@ -345,18 +431,17 @@ int run_suite(const Options& options) {
                  "halo-cts: no plugin was loaded, so nothing was tested; name "
                  "one with --plugin NAME|PATH (halo-info lists what was found "
                  "and why each plugin was skipped)\n");
-    std::printf("0 passed, 1 failed, 0 skipped\n");
-    return 1;
+    counts.failed = 1;
+    return finish();
   }
   std::vector<Job> jobs;
   for (const Target& target : plugins) {
     for (int repetition = 0; repetition < options.repeat; ++repetition) {
-      for (const Case& c : all_cases()) {
-        if (!matches_filters(options, c.name)) continue;
+      for (const Case* c : cases) {
         uint64_t seed = options.has_case_seed
                             ? options.case_seed
-                            : case_seed(options.seed, c.name, repetition);
-        jobs.push_back({target.spec, target.name, target.device, &c, repetition, seed});
+                            : case_seed(options.seed, c->name, repetition);
+        jobs.push_back({target.spec, target.name, target.device, c, repetition, seed});
       }
     }
   }
@@ -368,32 +453,19 @@ int run_suite(const Options& options) {
     commands.push_back({self, "--worker", "--plugin", job.plugin_spec, "--case",
                         job.c->name, "--case-seed", std::to_string(job.seed),
                         "--testdata", testdata, "--device",
-                        std::to_string(options.device), "--peer", options.peer});
+                        std::to_string(options.device), "--peer", options.peer,
+                        "--runner-pid", std::to_string(getpid())});
   }
-  std::vector<Outcome> outcomes;
   run_processes(commands, options.jobs, options.timeout_s,
                 [&](size_t index, ProcessResult&& process) {
                   Outcome o = to_outcome(jobs[index], options, std::move(process));
                   apply_expectation(expectations, options, &o);
+                  // Reports first: whoever sees the line on stdout can rely
+                  // on finding the case in them.
+                  record(o);
                   print_outcome(o);
-                  outcomes.push_back(std::move(o));
                 });
-  size_t passed = 0, failed = 0, skipped = 0;
-  for (const auto& o : outcomes) {
-    failed += is_failure(o);
-    skipped += is_skip(o);
-    passed += o.status == "PASS";
-  }
-  if (!options.json_path.empty() && !write_json_lines(options.json_path, outcomes)) {
-    std::fprintf(stderr, "halo-cts: cannot write %s\n", options.json_path.c_str());
-    ++failed;
-  }
-  if (!options.junit_path.empty() && !write_junit(options.junit_path, outcomes)) {
-    std::fprintf(stderr, "halo-cts: cannot write %s\n", options.junit_path.c_str());
-    ++failed;
-  }
-  std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
-  return failed == 0 ? 0 : 1;
+  return finish();
 }
 
 }  // namespace
@@ -431,8 +503,12 @@ int main(int argc, char** argv) {
   auto* worker = app.add_flag("--worker", options.worker, "run one case (internal)");
   app.add_option("--case", options.worker_case, "the case a worker runs (internal)")
       ->needs(worker);
+  app.add_option("--runner-pid", options.runner_pid,
+                 "the runner that started this worker (internal)")
+      ->needs(worker);
   worker->group("");
   app.get_option("--case")->group("");
+  app.get_option("--runner-pid")->group("");
   CLI11_PARSE(app, argc, argv);
   options.has_case_seed = case_seed->count() > 0;
   if (options.worker) {

@@ -30,6 +30,7 @@ struct Options {
   bool worker = false;
   std::string worker_case;
   std::string worker_plugin;
+  int64_t runner_pid = 0;  // The runner that started this worker.
   uint64_t case_seed = 0;
   bool has_case_seed = false;
 };

@@ -83,6 +83,7 @@ bool spawn(const std::vector<std::string>& argv, Running* out, std::string* erro
   out->fd = pipe_fds[0];
   out->pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   out->start = Clock::now();
+  out->result.started_at = std::chrono::system_clock::now();
   return true;
 }
 
@@ -181,6 +182,7 @@ void run_processes(const std::vector<std::vector<std::string>>& commands,
       if (!spawn(commands[next], &started, &error)) {
         ProcessResult failed;
         failed.output = error;
+        failed.started_at = std::chrono::system_clock::now();
         on_done(next++, std::move(failed));
         continue;
       }

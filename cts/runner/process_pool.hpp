@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@ struct ProcessResult {
   int signal = 0;         // When a signal ended it (not our timeout kill).
   bool timed_out = false; // Killed by us at the timeout.
   double duration_s = 0;
+  // When it was started, by the wall clock: reports say when each case ran.
+  std::chrono::system_clock::time_point started_at;
 };
 
 // Runs each argv in |commands| (argv[0] is the program), at most |jobs| at

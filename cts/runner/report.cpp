@@ -2,9 +2,13 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
+#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <utility>
+
+#include "halo/abi.h"
 
 namespace halo::cts {
 namespace {
@@ -76,6 +80,78 @@ std::string tail(const std::string& text, size_t limit) {
   return "…" + text.substr(start);
 }
 
+// |time| in RFC 3339, UTC, to the millisecond ("2026-01-31T12:00:00.250Z").
+std::string rfc3339_utc(std::chrono::system_clock::time_point time) {
+  const auto since_epoch = std::chrono::duration_cast<std::chrono::milliseconds>(
+      time.time_since_epoch());
+  const std::time_t seconds = static_cast<std::time_t>(since_epoch.count() / 1000);
+  std::tm utc = {};
+  gmtime_r(&seconds, &utc);
+  char text[40];
+  const size_t length = std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
+  std::snprintf(text + length, sizeof(text) - length, ".%03dZ",
+                static_cast<int>(since_epoch.count() % 1000));
+  return text;
+}
+
+// One line of the JSON report (schema kJsonSchema). The seed is a decimal
+// string: JSON readers that hold numbers as doubles would round a 64-bit
+// seed, and a replay would then use another one.
+nlohmann::json json_line(const Outcome& o, const RunInfo& info) {
+  return {{"schema", kJsonSchema},
+          {"halo_abi", std::to_string(HALO_ABI_VERSION_MAJOR) + "." +
+                           std::to_string(HALO_ABI_VERSION_MINOR)},
+          {"plugin", o.plugin},
+          {"device", o.device},
+          {"peer", info.peer},
+          {"case", o.case_name},
+          {"status", o.status},
+          {"reason", o.reason},
+          {"duration_s", o.duration_s},
+          {"seed", std::to_string(o.seed)},
+          {"repetition", o.repetition},
+          {"started_at", rfc3339_utc(o.started_at)},
+          {"host", info.host},
+          {"command", o.command}};
+}
+
+// The JUnit <testcase> element of |o|, one line.
+std::string junit_testcase(const Outcome& o) {
+  std::ostringstream stream;
+  stream << "    <testcase classname=\"" << xml_escape(o.plugin) << "\" name=\""
+         << xml_escape(o.case_name) << "\" time=\"" << o.duration_s << "\">";
+  if (is_failure(o)) {
+    stream << "<failure type=\"" << o.status << "\" message=\""
+           << xml_escape(o.reason) << "\">" << xml_escape(tail(o.output, 8000))
+           << "\nreproduce: " << xml_escape(o.command) << "</failure>";
+  } else if (is_skip(o)) {
+    stream << "<skipped message=\"" << xml_escape(o.reason) << "\"/>";
+  }
+  stream << "</testcase>\n";
+  return stream.str();
+}
+
+// Replaces |path| with |contents| at once: they are written to a temporary
+// file beside it, which rename() then puts in its place, so a reader (or a
+// run killed meanwhile) sees the old file or the new one, never a mix.
+bool replace_file(const std::string& path, const std::string& contents) {
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream stream(partial, std::ios::trunc);
+    stream << contents;
+    stream.flush();
+    if (!stream) {
+      std::remove(partial.c_str());
+      return false;
+    }
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    std::remove(partial.c_str());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool is_failure(const Outcome& o) {
@@ -102,62 +178,62 @@ void print_outcome(const Outcome& o) {
   std::fflush(stdout);
 }
 
-bool write_json_lines(const std::string& path,
-                      const std::vector<Outcome>& outcomes) {
-  std::ofstream stream(path);
-  if (!stream) return false;
-  for (const auto& o : outcomes) {
-    nlohmann::json line = {
-        {"plugin", o.plugin},     {"device", o.device},
-        {"case", o.case_name},
-        {"status", o.status},     {"reason", o.reason},
-        {"duration_s", o.duration_s},
-        {"seed", o.seed},         {"repetition", o.repetition},
-        {"command", o.command}};
-    stream << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-           << "\n";
+Reports::Reports(std::string json_path, std::string junit_path, RunInfo info)
+    : json_path_(std::move(json_path)),
+      junit_path_(std::move(junit_path)),
+      info_(std::move(info)) {}
+
+void Reports::start() {
+  if (!json_path_.empty()) {
+    json_.open(json_path_, std::ios::trunc);
+    json_ok_ = static_cast<bool>(json_);
   }
-  return static_cast<bool>(stream);
+  write_junit();
 }
 
-bool write_junit(const std::string& path, const std::vector<Outcome>& outcomes) {
-  std::map<std::string, std::vector<const Outcome*>> by_plugin;
-  for (const auto& o : outcomes) by_plugin[o.plugin].push_back(&o);
-  std::ofstream stream(path);
-  if (!stream) return false;
+void Reports::add(const Outcome& outcome) {
+  if (!json_path_.empty() && json_ok_) {
+    json_ << json_line(outcome, info_).dump(
+                 -1, ' ', false, nlohmann::json::error_handler_t::replace)
+          << "\n";
+    json_.flush();
+    json_ok_ = static_cast<bool>(json_);
+  }
+  if (!junit_path_.empty()) {
+    JunitSuite& suite = junit_suites_[outcome.plugin];
+    if (suite.tests == 0) suite.device = outcome.device;
+    ++suite.tests;
+    suite.failures += is_failure(outcome);
+    suite.skipped += is_skip(outcome);
+    suite.time += outcome.duration_s;
+    suite.testcases += junit_testcase(outcome);
+  }
+  write_junit();
+}
+
+// One <testsuite> per plugin.
+void Reports::write_junit() {
+  if (junit_path_.empty() || !junit_ok_) return;
+  std::ostringstream stream;
   stream << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";
-  for (const auto& [plugin, list] : by_plugin) {
-    size_t failures = 0, skipped = 0;
-    double time = 0;
-    for (const Outcome* o : list) {
-      failures += is_failure(*o);
-      skipped += is_skip(*o);
-      time += o->duration_s;
-    }
+  for (const auto& [plugin, suite] : junit_suites_) {
     stream << "  <testsuite name=\"halo-cts." << xml_escape(plugin)
-           << "\" tests=\"" << list.size() << "\" failures=\"" << failures
-           << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"" << time
-           << "\">\n";
-    stream << "    <properties><property name=\"device\" value=\""
-           << xml_escape(list.front()->device) << "\"/></properties>\n";
-    for (const Outcome* o : list) {
-      stream << "    <testcase classname=\"" << xml_escape(plugin)
-             << "\" name=\"" << xml_escape(o->case_name) << "\" time=\""
-             << o->duration_s << "\">";
-      if (is_failure(*o)) {
-        stream << "<failure type=\"" << o->status << "\" message=\""
-               << xml_escape(o->reason) << "\">"
-               << xml_escape(tail(o->output, 8000)) << "\nreproduce: "
-               << xml_escape(o->command) << "</failure>";
-      } else if (is_skip(*o)) {
-        stream << "<skipped message=\"" << xml_escape(o->reason) << "\"/>";
-      }
-      stream << "</testcase>\n";
-    }
-    stream << "  </testsuite>\n";
+           << "\" tests=\"" << suite.tests << "\" failures=\"" << suite.failures
+           << "\" errors=\"0\" skipped=\"" << suite.skipped << "\" time=\""
+           << suite.time << "\">\n"
+           << "    <properties><property name=\"device\" value=\""
+           << xml_escape(suite.device) << "\"/></properties>\n"
+           << suite.testcases << "  </testsuite>\n";
   }
   stream << "</testsuites>\n";
-  return static_cast<bool>(stream);
+  junit_ok_ = replace_file(junit_path_, stream.str());
+}
+
+std::vector<std::string> Reports::failed_paths() const {
+  std::vector<std::string> paths;
+  if (!json_ok_) paths.push_back(json_path_);
+  if (!junit_ok_) paths.push_back(junit_path_);
+  return paths;
 }
 
 }  // namespace halo::cts

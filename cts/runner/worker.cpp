@@ -1,7 +1,10 @@
 #include "worker.hpp"
 
 #include <fnmatch.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 
 #include "../framework/cts.hpp"
@@ -32,6 +35,16 @@ std::string skip_reason_for_path(halo_registry_t* registry) {
   }
   return std::string("the plugin was skipped: ") +
          halo_status_code_name(record.skip_code) + ": " + record.skip_reason;
+}
+
+// Ties this worker's life to its runner's. The runner is what kills a hung
+// case, and a worker runs in a process group of its own, which a signal to
+// the runner's group does not reach: without this, a runner killed midway
+// (a cancelled CI job) would leave a hung case running forever.
+void die_with_runner(int64_t runner_pid) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // A runner that died before the line above is no longer our parent.
+  if (runner_pid != 0 && getppid() != runner_pid) _exit(1);
 }
 
 }  // namespace
@@ -84,6 +97,7 @@ bool open_plugin(const std::string& plugin, halo_registry_t** out_registry,
 }
 
 int run_worker(const Options& options) {
+  die_with_runner(options.runner_pid);
   const Case* c = find_case(options.worker_case);
   if (c == nullptr) {
     print_verdict("FAIL", "no case is named " + options.worker_case);

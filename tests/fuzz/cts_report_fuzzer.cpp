@@ -83,9 +83,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The worker's output, which the JUnit file quotes the end of.
   outcomes.back().output = input.ConsumeRemainingBytesAsString();
 
-  HALO_FUZZ_CHECK(halo::cts::write_junit(junit.path(), outcomes));
+  halo::cts::Reports reports(json_lines.path(), junit.path(), {});
+  reports.start();
+  for (const halo::cts::Outcome& o : outcomes) reports.add(o);
+  HALO_FUZZ_CHECK(reports.failed_paths().empty());
   HALO_FUZZ_CHECK(is_xml_text(read_all(junit.path())));
-  HALO_FUZZ_CHECK(halo::cts::write_json_lines(json_lines.path(), outcomes));
   std::ifstream lines(json_lines.path());
   std::string line;
   size_t count = 0;
