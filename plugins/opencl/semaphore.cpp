@@ -1,5 +1,4 @@
-// The opencl semaphore: vtable, blocking host waits and pending device
-// signals.
+// The opencl semaphore: vtable and blocking host waits.
 #include "semaphore.hpp"
 
 #include "submission.hpp"
@@ -74,7 +73,8 @@ Semaphore::Semaphore(sdk::Host host, const Api* api, halo_device_t* device,
       api(api),
       device(device),
       context(context),
-      timeline(host, initial_value) {
+      timeline(host, initial_value),
+      device_signals(host, api) {
   host.retain(sdk::as_object(device));
 }
 
@@ -112,77 +112,14 @@ Semaphore* Semaphore::from(halo_semaphore_t* semaphore) noexcept {
   return cast(semaphore);
 }
 
-void Semaphore::link_signal(DeviceSignal* signal) noexcept {
-  std::lock_guard<std::mutex> lock(mutex_);
-  // After the last signal whose value is not above this one's.
-  DeviceSignal* after = signals_tail_;
-  while (after != nullptr && after->value > signal->value) after = after->previous;
-  signal->previous = after;
-  signal->next = after != nullptr ? after->next : signals_;
-  if (signal->next != nullptr) {
-    signal->next->previous = signal;
-  } else {
-    signals_tail_ = signal;
-  }
-  if (after != nullptr) {
-    after->next = signal;
-  } else {
-    signals_ = signal;
-  }
-}
-
-void Semaphore::unlink_signal(DeviceSignal* signal) noexcept {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (signal->previous != nullptr) {
-    signal->previous->next = signal->next;
-  } else {
-    signals_ = signal->next;
-  }
-  if (signal->next != nullptr) {
-    signal->next->previous = signal->previous;
-  } else {
-    signals_tail_ = signal->previous;
-  }
-  signal->previous = signal->next = nullptr;
-}
-
-DeviceSignal* Semaphore::lowest_issued_signal(cl_context wanted_context,
-                                              uint64_t value) noexcept {
-  // From the highest value down to |value|: the last match is the lowest.
-  DeviceSignal* best = nullptr;
-  for (DeviceSignal* signal = signals_tail_;
-       signal != nullptr && signal->value >= value;
-       signal = signal->previous) {
-    if (signal->context != wanted_context) continue;
-    if (!signal->issued->load(std::memory_order_acquire)) continue;
-    best = signal;
-  }
-  return best;
-}
-
-cl_event Semaphore::find_signal_event(cl_context wanted_context,
-                                      uint64_t value) noexcept {
-  std::lock_guard<std::mutex> lock(mutex_);
-  DeviceSignal* best = lowest_issued_signal(wanted_context, value);
-  if (best == nullptr) return nullptr;
-  // Retained under the lock: the owner releases its reference only after
-  // unlinking.
-  if (api->clRetainEvent(best->event) != CL_SUCCESS) return nullptr;
-  return best->event;
-}
-
 void Semaphore::await_device_signal(uint64_t value) noexcept {
-  Submission* submission = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    DeviceSignal* best = lowest_issued_signal(context, value);
-    if (best == nullptr) return;
-    // Held under the lock: a submission unlinks its signals before it lets
-    // go of itself, so a linked signal's submission is alive here.
-    submission = best->submission;
-    submission->hold();
+  DeviceSignal* signal = device_signals.hold_lowest_issued(context, value);
+  if (signal == nullptr) return;
+  Submission* submission = signal->submission;
+  if (submission->await_work()) {
+    device_signals.mark_ready(signal);
+    device_signals.land_ready(handle());
   }
-  submission->complete_when_done();
   submission->drop();
 }
 

@@ -10,6 +10,7 @@
 #include "device.hpp"
 #include "event_list.hpp"
 #include "halo/sdk/library_pin.hpp"
+#include "halo/sdk/queue_signal.hpp"
 #include "halo/sdk/scheduler.hpp"
 #include "queue.hpp"
 
@@ -198,7 +199,8 @@ halo_status_t Submission::resolve_waits() {
     Semaphore* own = Semaphore::from(semaphore);
     if (status == HALO_OK && own != nullptr &&
         own->context == device_->context()) {
-      cl_event event = own->find_signal_event(device_->context(), value);
+      cl_event event =
+          own->device_signals.find_event(device_->context(), value);
       if (event != nullptr) {
         chained_[chained_count_++] = event;
         wait_kinds_[i] = kChained;
@@ -265,11 +267,12 @@ void Submission::link_signals() noexcept {
     if (own == nullptr || own->context != device_->context()) continue;
     DeviceSignal& signal = device_signals_[i];
     signal.value = signal_values_[i];
+    signal.index = i;
     signal.context = device_->context();
     signal.event = completion_;
     signal.issued = &issued_;
     signal.submission = this;
-    own->link_signal(&signal);
+    own->device_signals.link(&signal);
     signal_linked_[i] = true;
   }
 }
@@ -277,7 +280,9 @@ void Submission::link_signals() noexcept {
 void Submission::unlink_signals() noexcept {
   for (size_t i = 0; i < signal_count_; ++i) {
     if (!signal_linked_[i]) continue;
-    Semaphore::cast(signal_semaphores_[i])->unlink_signal(&device_signals_[i]);
+    // A signal another thread has taken on to land is unlinked by it.
+    Semaphore::cast(signal_semaphores_[i])
+        ->device_signals.unlink(&device_signals_[i]);
     signal_linked_[i] = false;
   }
 }
@@ -439,46 +444,37 @@ void Submission::drop() noexcept {
   }
 }
 
-void Submission::complete_when_done() noexcept {
-  if (completed_.load(std::memory_order_acquire)) return;
+bool Submission::await_work() noexcept {
   // The completion event is held until the worker finishes the submission,
   // which cannot happen while this thread holds it.
-  if (api_->clWaitForEvents(1, &completion_) != CL_SUCCESS) return;
+  if (api_->clWaitForEvents(1, &completion_) != CL_SUCCESS) return false;
   cl_int status = CL_QUEUED;
-  if (api_->clGetEventInfo(completion_, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                           sizeof(status), &status, nullptr) != CL_SUCCESS ||
-      status != CL_COMPLETE) {
-    return;
-  }
-  complete(CL_COMPLETE);
+  return api_->clGetEventInfo(completion_, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                              sizeof(status), &status,
+                              nullptr) == CL_SUCCESS &&
+         status == CL_COMPLETE;
 }
 
 void Submission::signal_all() noexcept {
+  // Every device signal is made READY before any lands: a callback runs
+  // holding its event's lock on some implementations, and a lander checks
+  // the events of signals still PENDING (see device_signals.hpp).
+  for (size_t i = 0; i < signal_count_; ++i) {
+    if (!signal_linked_[i]) continue;
+    Semaphore::cast(signal_semaphores_[i])
+        ->device_signals.mark_ready(&device_signals_[i]);
+  }
   for (size_t i = 0; i < signal_count_; ++i) {
     halo_semaphore_t* semaphore = signal_semaphores_[i];
-    const uint64_t value = signal_values_[i];
-    const halo_semaphore_vtable_t* vtable = sdk::semaphore_vtable(semaphore);
-    halo_status_t error = vtable->signal(semaphore, value);
-    if (error == HALO_OK) continue;
-    // A later submission that a waiting host thread completed early (see
-    // Semaphore::await_device_signal) may have raised it past |value|
-    // already: that is the order of completion, not an error.
-    uint64_t current = 0;
-    halo_status_t state = vtable->query(semaphore, &current);
-    if (state == HALO_OK && current >= value) {
-      host_.free(error);
-      continue;
+    if (signal_linked_[i]) {
+      Semaphore::cast(semaphore)->device_signals.land_ready(semaphore);
+    } else {
+      sdk::signal_from_queue(host_, semaphore, signal_values_[i], i);
     }
-    host_.free(state);
-    host_.log(HALO_LOG_LEVEL_WARN, "queue submission %llu: signal semaphore "
-              "%zu: %s", static_cast<unsigned long long>(sequence), i,
-              host_.message(error));
-    host_.free(error);
   }
 }
 
 void Submission::complete(cl_int status) noexcept {
-  if (completed_.exchange(true, std::memory_order_acq_rel)) return;
   // A chained wait's semaphore may have been failed by the host while its
   // signaller ran: the signals fail all the same.
   halo_status_t failure = chained_failure();

@@ -28,11 +28,17 @@
 // signal semaphores from the worker instead, with a copy of the wait's
 // status.
 //
-// A host thread blocked on one of the signal values may finish the
-// completion first (Semaphore::await_device_signal): it holds the
-// submission, waits on the completion event and runs the same completion
-// the callback would. Whichever comes first signals; the submission goes to
-// the worker once the callback and every such holder have let go of it.
+// Signals of opencl semaphores of the same context land through the
+// semaphore's pending device signals (device_signals.hpp), which land them
+// in the order the device completed the work, whichever thread gets there
+// first: the callback, a host thread blocked on the value that waited on
+// the completion event instead (Semaphore::await_device_signal), or the
+// landing of a higher signal that found this one's event complete. Every
+// other signal semaphore (another plugin's, another context's) is signalled
+// by the callback. A signal that finds the payload at or past its value
+// fails its semaphore (sdk::signal_from_queue). The submission goes to the
+// worker once the callback and every holder (a waiting host thread, a
+// thread landing one of its signals) have let go of it.
 //
 // The completion callback is registered only once every host-side wait is
 // reached: OpenCL implementations differ on whether a CL_COMPLETE callback
@@ -85,16 +91,21 @@ class Submission {
   void finish() noexcept;
 
   // Keeps an issued submission from going to the worker until the matching
-  // drop. Called with the signal semaphore's lock held while one of its
-  // signals is linked, which is what makes the submission alive then.
+  // drop. Called with the signal semaphore's device-signal lock held while
+  // one of its signals is linked, which is what makes the submission alive
+  // then.
   void hold() noexcept;
   // Lets go of a hold, or of the completion callback's share; the last one
   // hands the submission to the worker.
   void drop() noexcept;
-  // On a holder's thread: blocks until the completion event is done and,
-  // when the work succeeded, completes the submission now. Leaves a failed
-  // or refused event to the callback and the worker.
-  void complete_when_done() noexcept;
+  // On a holder's thread: blocks until the completion event is done;
+  // returns whether the work succeeded (a failed or refused event is left
+  // to the callback and the worker).
+  bool await_work() noexcept;
+  // Returns a copy of the failure of a semaphore this submission chained on
+  // (waited for through its signaller's event), which fails its signals
+  // though the work ran, or OK. Thread-safe while the submission is held.
+  halo_status_t chained_failure() noexcept;
 
   // The queue's bookkeeping (guarded by the queue's mutex).
   uint64_t sequence = 0;
@@ -117,7 +128,6 @@ class Submission {
   void fire() noexcept;
   void complete(cl_int status) noexcept;
   void signal_all() noexcept;
-  halo_status_t chained_failure() noexcept;
   void record_failure(halo_status_t status) noexcept;
   bool settle(uint64_t remove, uint64_t add) noexcept;
   void release_resources() noexcept;
@@ -154,11 +164,8 @@ class Submission {
   cl_event gate_ = nullptr;
   cl_event completion_ = nullptr;
   bool holds_references_ = true;
-  // Set by the completion (callback or holder), which signalled (or failed)
-  // already.
+  // Set by the completion callback, which signalled (or failed) already.
   bool signalled_ = false;
-  // Set by the first completion; later ones do nothing.
-  std::atomic<bool> completed_{false};
   // The completion callback's share plus one per hold.
   std::atomic<uint32_t> holders_{1};
   // See DeviceSignal::issued.

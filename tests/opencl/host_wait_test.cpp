@@ -1,8 +1,8 @@
 // Host waits without a deadline on values that issued submissions signal:
-// the waiting thread may complete such a submission itself, on its
+// the waiting thread may land such a submission's signal itself, on its
 // completion event, before OpenCL's callback does (plugins/opencl/README.md,
-// "Semaphores and submissions"). Whichever completes it, every value is
-// reached once, in order, with nothing signalled twice or lost.
+// "Semaphores and submissions"). Whichever lands it, every value is reached
+// once, in order, with nothing signalled twice or lost.
 #include <thread>
 #include <vector>
 
@@ -66,8 +66,8 @@ TEST_F(HostWaitTest, WaitsOnEveryLinkOfAChainSeeItReached) {
   EXPECT_EQ(value_of(step.get()), kLinks + 1);
 }
 
-// Work waited on from several host threads at once: each submission is
-// completed exactly once, by whichever thread gets there first.
+// Work waited on from several host threads at once: each signal lands
+// exactly once, by whichever thread gets there first.
 TEST_F(HostWaitTest, ManyThreadsWaitingOnTheSameSubmissions) {
   SemaphorePtr step = make_semaphore();
   BufferPtr buffer = make_buffer(1 << 20);

@@ -1,6 +1,7 @@
 // Submissions with work: a failed wait keeps the work from ever running,
-// semaphores order work across submissions (and nothing else does), and a
-// refused submission gives its ONE_SHOT command buffers back.
+// semaphores order work across submissions (and nothing else does), a
+// signal another has overtaken fails its semaphore, and a refused
+// submission gives its ONE_SHOT command buffers back.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -122,6 +123,25 @@ TEST_F(SubmissionTest, WorkWaitingOnTheHostDoesNotHoldBackLaterWork) {
   HALO_ASSERT_OK(halo_semaphore_signal(gate.get(), 1));
   HALO_ASSERT_OK(halo_semaphore_wait(gated_done.get(), 1, deadline_in_ms(20000)));
   EXPECT_EQ(read(gated.get(), 256), std::vector<uint8_t>(256, 0x42));
+}
+
+// Nothing orders the two signals here: the one held back by the gate lands
+// after the other has passed it, and fails the semaphore rather than
+// vanishing.
+TEST_F(SubmissionTest, OvertakenSignalFailsItsSemaphore) {
+  SemaphorePtr gate = make_semaphore(), timeline = make_semaphore();
+  HALO_ASSERT_OK(submit(nullptr, {gate.get()}, {1}, {timeline.get()}, {1}));
+  HALO_ASSERT_OK(submit(nullptr, {}, {}, {timeline.get()}, {2}));
+  HALO_ASSERT_OK(halo_semaphore_wait(timeline.get(), 2, deadline_in_ms(20000)));
+  HALO_ASSERT_OK(halo_semaphore_signal(gate.get(), 1));
+  HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(20000)));
+  Status failed(halo_semaphore_wait(timeline.get(), 2, HALO_DEADLINE_INFINITE_PAST));
+  EXPECT_EQ(failed.code(), HALO_STATUS_INVALID_ARGUMENT) << failed.describe();
+  // It names the signal's value and the payload it found.
+  EXPECT_NE(failed.message().find("value 1 "), std::string::npos)
+      << failed.describe();
+  EXPECT_NE(failed.message().find("payload 2"), std::string::npos)
+      << failed.describe();
 }
 
 TEST_F(SubmissionTest, RefusedSubmissionGivesOneShotCommandBuffersBack) {
