@@ -608,6 +608,12 @@ static void signal_from_queue(const halo_host_interface_t* host,
   const halo_semaphore_vtable_t* vtable = semaphore_vtable_of(semaphore);
   halo_status_t refusal = vtable->signal(semaphore, value);
   if (refusal == HALO_OK) return;
+#if defined(TEMPLATE_BREAK_QUEUE_SIGNAL_DROPPED)
+  /* TEST HOOK: a refused queue signal vanishes, leaving its waiters hanging. */
+  host->status_free(refusal);
+  (void)index;
+  return;
+#endif
   uint64_t payload = 0;
   halo_status_t state = vtable->query(semaphore, &payload);
   if (state != HALO_OK) {
