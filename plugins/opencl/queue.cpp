@@ -7,28 +7,16 @@
 // thread per device, which releases them.
 #include "queue.hpp"
 
-#include <chrono>
-
 #include "command_buffer.hpp"
 #include "device.hpp"
-#include "halo/sdk/intrusive_list.hpp"
-#include "halo/sdk/library_pin.hpp"
 #include "submission.hpp"
 
 namespace halo::cl {
-namespace {
-
-// The queue whose worker runs on this thread, and whether that queue was
-// destroyed under the worker's feet (see Queue).
-thread_local Queue* t_worker_queue = nullptr;
-thread_local bool t_worker_queue_destroyed = false;
-
-}  // namespace
 
 Queue* Queue::create(sdk::Host host) {
   Queue* queue = host.make<Queue>(host);
   try {
-    queue->worker_ = std::thread([queue] { queue->run(); });
+    queue->worker_.start();
   } catch (...) {
     host.destroy(queue);
     throw;
@@ -38,19 +26,7 @@ Queue* Queue::create(sdk::Host host) {
 
 void Queue::destroy(Queue* queue) noexcept {
   if (queue == nullptr) return;
-  {
-    std::lock_guard<std::mutex> lock(queue->mutex_);
-    queue->stopping_ = true;
-    queue->work_ready_.notify_all();
-  }
-  if (t_worker_queue == queue) {
-    // The worker itself, dropping the device's last reference from inside
-    // process(): joining would wait for ourselves.
-    queue->worker_.detach();
-    t_worker_queue_destroyed = true;
-  } else {
-    queue->worker_.join();
-  }
+  queue->worker_.stop();
   sdk::Host host = queue->host_;
   host.destroy(queue);
 }
@@ -93,13 +69,7 @@ void Queue::release_command_buffers(const halo_queue_execute_info_t& info,
 
 halo_status_t Queue::execute(Device* device,
                              const halo_queue_execute_info_t* info) noexcept {
-  if ((info->affinity & 1u) == 0) {
-    return host_.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                             "halo_device_queue_execute: affinity 0x%llx "
-                             "selects no queue of this device (it has queue "
-                             "0 only)",
-                             static_cast<unsigned long long>(info->affinity));
-  }
+  HALO_SDK_RETURN_IF_ERROR(sdk::check_single_queue_affinity(host_, *info));
   HALO_SDK_RETURN_IF_ERROR(acquire_command_buffers(device, *info));
   Submission* submission = nullptr;
   halo_status_t status = sdk::guard(host_, [&] {
@@ -112,89 +82,22 @@ halo_status_t Queue::execute(Device* device,
     release_command_buffers(*info, info->command_buffer_count);
     return status;
   }
-  track(submission);
+  in_flight_.track(submission);
   submission->start();
   return HALO_OK;
 }
 
-void Queue::track(Submission* submission) noexcept {
-  std::lock_guard<std::mutex> lock(mutex_);
-  submission->sequence = next_sequence_++;
-  sdk::list_push_back<&Submission::previous_in_flight, &Submission::next_in_flight>(
-      in_flight_head_, in_flight_tail_, submission);
-}
-
-void Queue::untrack(Submission* submission) noexcept {
-  std::lock_guard<std::mutex> lock(mutex_);
-  const bool was_oldest =
-      sdk::list_remove<&Submission::previous_in_flight, &Submission::next_in_flight>(
-          in_flight_head_, in_flight_tail_, submission);
-  // Only the oldest submission's release can end a wait_idle.
-  if (was_oldest) progress_.notify_all();
-}
-
 void Queue::post_finished(Submission* submission) noexcept {
-  // Notify under the lock: once it is released the worker may release the
-  // device's last reference and free this queue.
-  std::lock_guard<std::mutex> lock(mutex_);
-  submission->next_ready = nullptr;
-  if (ready_tail_ != nullptr) {
-    ready_tail_->next_ready = submission;
-  } else {
-    ready_head_ = submission;
-  }
-  ready_tail_ = submission;
-  work_ready_.notify_one();
+  worker_.post(submission);
 }
 
-void Queue::run() noexcept {
-  t_worker_queue = this;
-  // The worker may drop the plugin's last object; keep the plugin's code
-  // mapped until this thread has left it.
-  sdk::pin_library_to_current_thread();
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    if (Submission* submission = ready_head_) {
-      ready_head_ = submission->next_ready;
-      if (ready_head_ == nullptr) ready_tail_ = nullptr;
-      lock.unlock();
-      process(submission);
-      // The queue may be gone now (see Queue); touch nothing of it.
-      if (t_worker_queue_destroyed) return;
-      lock.lock();
-      continue;
-    }
-    if (stopping_) return;
-    work_ready_.wait(lock);
-  }
-}
-
-void Queue::process(Submission* submission) noexcept {
+void Queue::process(void* queue, sdk::Submission* submission) noexcept {
+  auto* own = static_cast<Submission*>(submission);
   // Release everything but the device before wait_idle may return.
-  submission->finish();
-  untrack(submission);
-  Submission::destroy(submission);
-}
-
-halo_status_t Queue::wait_idle(halo_time_ns_t deadline) noexcept {
-  std::unique_lock<std::mutex> lock(mutex_);
-  const uint64_t target = next_sequence_;
-  auto idle = [&] {
-    return in_flight_head_ == nullptr || in_flight_head_->sequence >= target;
-  };
-  if (idle()) return HALO_OK;
-  if (deadline == HALO_DEADLINE_INFINITE_PAST) {
-    return host_.status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
-  }
-  if (deadline == HALO_DEADLINE_INFINITE_FUTURE) {
-    progress_.wait(lock, idle);
-    return HALO_OK;
-  }
-  // libstdc++'s steady_clock is CLOCK_MONOTONIC, the clock of deadlines.
-  auto until = std::chrono::steady_clock::time_point(
-      std::chrono::nanoseconds(deadline));
-  if (progress_.wait_until(lock, until, idle)) return HALO_OK;
-  return host_.status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
+  own->finish();
+  static_cast<Queue*>(queue)->in_flight_.untrack(own);
+  // Possibly the device's last reference, which destroys this queue.
+  Submission::destroy(own);
 }
 
 }  // namespace halo::cl

@@ -6,8 +6,8 @@
 //     waits are all settled on the device): its completion event goes into
 //     the wait list directly, and the device chains the two;
 //   * anything else (a value nobody has enqueued yet, a host signal, a
-//     semaphore of another device or plugin): a timepoint on the semaphore,
-//     held in a pooled WaitRecord.
+//     semaphore of another device or plugin): a host-side wait of the SDK's
+//     submission core, whose timepoint lives in the submission.
 // A submission without host-side waits enqueues its command buffers at
 // once, waiting on the device-side events. One with host-side waits
 // enqueues nothing until the timepoints have reached every one of them
@@ -52,26 +52,32 @@
 #include <cstdint>
 
 #include "cl_library.hpp"
+#include "device_signals.hpp"
 #include "halo/device.h"
 #include "halo/sdk/host.hpp"
-#include "semaphore.hpp"
-#include "wait_record_pool.hpp"
+#include "halo/sdk/submission.hpp"
 
 namespace halo::cl {
 
 struct Device;
 class Queue;
 
-class Submission {
+class Submission final : public sdk::Submission {
  public:
-  // Creates a submission of |info| for |device|: copies the lists and
-  // retains the device, every semaphore and every command buffer (which the
-  // caller has checked and acquired). Throws std::bad_alloc.
+  // The arrays of the submission's own, in its one allocation.
+  struct Extra {
+    size_t chained = 0;
+    size_t chained_waits = 0;
+    size_t device_signals = 0;
+  };
+  static Extra plan_extra(sdk::AllocationPlan& plan,
+                          const sdk::SubmissionLists& lists);
+
+  // Creates a submission of |info| for |device|, retaining the device,
+  // every semaphore and every command buffer (which the caller has checked
+  // and acquired). Throws std::bad_alloc.
   static Submission* create(Device* device, Queue* queue,
                             const halo_queue_execute_info_t& info);
-  // Releases everything still held, the device last, and frees the memory.
-  // Accepts NULL.
-  static void destroy(Submission* submission) noexcept;
 
   // Settles the waits it can and, when none is left to the host, enqueues
   // the command buffers and the completion join (behind the gate when there
@@ -107,73 +113,46 @@ class Submission {
   // though the work ran, or OK. Thread-safe while the submission is held.
   halo_status_t chained_failure() noexcept;
 
-  // The queue's bookkeeping (guarded by the queue's mutex).
-  uint64_t sequence = 0;
-  Submission* next_ready = nullptr;
-  Submission* previous_in_flight = nullptr;
-  Submission* next_in_flight = nullptr;
+  // Use create; public for the SDK's create.
+  Submission(const Init& init, const Extra& extra, Device* device,
+             Queue* queue) noexcept;
+  ~Submission() override;
 
  private:
-  struct Layout;
-  Submission(Device* device, Queue* queue, const Layout& layout,
-             const halo_queue_execute_info_t& info) noexcept;
-  ~Submission();
-
-  halo_status_t resolve_waits();
+  void resolve_waits() noexcept;
   halo_status_t enqueue_work();
-  void add_host_wait(halo_semaphore_t* semaphore, uint64_t value);
   void link_signals() noexcept;
   void unlink_signals() noexcept;
   void issue() noexcept;
   void fire() noexcept;
-  void complete(cl_int status) noexcept;
+  void on_work_done(cl_int status) noexcept;
   void signal_all() noexcept;
-  void record_failure(halo_status_t status) noexcept;
-  bool settle(uint64_t remove, uint64_t add) noexcept;
-  void release_resources() noexcept;
+  void release_events() noexcept;
 
-  static void on_wait(void* user_data, halo_timepoint_t* timepoint,
-                      halo_status_t status) noexcept;
+  static void on_ready(sdk::Submission* submission) noexcept;
   static void CL_CALLBACK on_complete(cl_event event, cl_int status,
                                       void* user_data);
 
-  sdk::Host host_;
   const Api* api_;
   Device* device_;
   Queue* queue_;
-  void* allocation_;
-  size_t wait_count_;
-  halo_semaphore_t** wait_semaphores_;
-  uint64_t* wait_values_;
-  // How each wait was settled (see the file comment).
-  uint8_t* wait_kinds_;
-  size_t signal_count_;
-  halo_semaphore_t** signal_semaphores_;
-  uint64_t* signal_values_;
-  // One per signal; linked on opencl semaphores of the same context.
-  DeviceSignal* device_signals_;
-  bool* signal_linked_;
-  size_t command_buffer_count_;
-  halo_command_buffer_t** command_buffers_;
   // Completion events of the submissions chained on (one reference each).
   cl_event* chained_;
   size_t chained_count_ = 0;
-  // The host-side waits.
-  WaitRecord* records_ = nullptr;
-  uint64_t host_wait_count_ = 0;
+  // Per wait: it was chained on its signaller's event.
+  bool* chained_waits_;
+  // One per signal; linked (and the signal marked native) on opencl
+  // semaphores of the same context.
+  DeviceSignal* device_signals_;
+  bool has_host_waits_ = false;
   cl_event gate_ = nullptr;
   cl_event completion_ = nullptr;
-  bool holds_references_ = true;
   // Set by the completion callback, which signalled (or failed) already.
   bool signalled_ = false;
   // The completion callback's share plus one per hold.
   std::atomic<uint32_t> holders_{1};
   // See DeviceSignal::issued.
   std::atomic<bool> issued_{false};
-  // bit 0 FAILED, bit 1 REGISTERING, bits 2+ host-side waits not settled.
-  std::atomic<uint64_t> state_{0};
-  // The first failure: a failed wait, or the work's own.
-  std::atomic<halo_status_t> failure_{nullptr};
 };
 
 }  // namespace halo::cl

@@ -1,0 +1,63 @@
+// One thread per queue that takes submissions handed over from callbacks
+// (timepoint callbacks, native completion callbacks: short, on threads not
+// the plugin's) and processes them in order: runs or completes them,
+// releases what they hold, destroys them.
+//
+// Lifetime: a worker belongs to a queue that belongs to its device. Every
+// submission retains the device, so the device (and the queue) can only go
+// when no submission exists, but its last reference may be dropped by the
+// worker itself, while it destroys the last submission. Then stop() runs
+// on the worker: it detaches the thread instead of joining it, and the
+// loop returns without touching the worker again, so the queue may free it
+// as soon as stop() returns.
+#ifndef HALO_SDK_COMPLETION_WORKER_HPP_
+#define HALO_SDK_COMPLETION_WORKER_HPP_
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "halo/sdk/submission.hpp"
+
+namespace halo::sdk {
+
+class CompletionWorker {
+ public:
+  // Runs on the worker thread for each posted submission, in order.
+  using ProcessFunction = void (*)(void* owner,
+                                   Submission* submission) noexcept;
+
+  CompletionWorker(ProcessFunction process, void* owner) noexcept
+      : process_(process), owner_(owner) {}
+  CompletionWorker(const CompletionWorker&) = delete;
+  CompletionWorker& operator=(const CompletionWorker&) = delete;
+
+  // Starts the thread. Throws std::system_error.
+  void start();
+  // Stops the thread once the submissions posted so far are processed:
+  // joins it, or detaches it when called on it (see the file comment).
+  void stop() noexcept;
+
+  // Hands |submission| to the thread. Short, never blocks on the device:
+  // safe inside any callback. Thread-safe.
+  void post(Submission* submission) noexcept;
+
+  // True on the thread of this worker.
+  bool is_current_thread() const noexcept;
+
+ private:
+  void run() noexcept;
+
+  const ProcessFunction process_;
+  void* const owner_;
+  std::mutex mutex_;
+  std::condition_variable work_ready_;
+  Submission* head_ = nullptr;
+  Submission* tail_ = nullptr;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace halo::sdk
+
+#endif  // HALO_SDK_COMPLETION_WORKER_HPP_

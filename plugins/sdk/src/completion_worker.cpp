@@ -1,0 +1,75 @@
+#include "halo/sdk/completion_worker.hpp"
+
+#include "halo/sdk/library_pin.hpp"
+
+namespace halo::sdk {
+namespace {
+
+// The worker whose loop runs on this thread, and whether it was stopped
+// from inside that loop (and so may be gone).
+thread_local CompletionWorker* t_worker = nullptr;
+thread_local bool t_worker_stopped = false;
+
+}  // namespace
+
+void CompletionWorker::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void CompletionWorker::stop() noexcept {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    work_ready_.notify_all();
+  }
+  if (t_worker == this) {
+    // Called from process() (the last submission took the device's last
+    // reference with it): joining would wait for ourselves.
+    thread_.detach();
+    t_worker_stopped = true;
+  } else if (thread_.joinable()) {
+    thread_.join();
+  }
+}
+
+bool CompletionWorker::is_current_thread() const noexcept {
+  return t_worker == this;
+}
+
+void CompletionWorker::post(Submission* submission) noexcept {
+  // Notify under the lock: once it is released the worker may destroy the
+  // submission, drop the device's last reference and free this worker.
+  std::lock_guard<std::mutex> lock(mutex_);
+  submission->next_ready = nullptr;
+  if (tail_ != nullptr) {
+    tail_->next_ready = submission;
+  } else {
+    head_ = submission;
+  }
+  tail_ = submission;
+  work_ready_.notify_one();
+}
+
+void CompletionWorker::run() noexcept {
+  t_worker = this;
+  // The worker may drop the plugin's last object; keep the plugin's code
+  // mapped until this thread has left it.
+  pin_library_to_current_thread();
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    if (Submission* submission = head_) {
+      head_ = submission->next_ready;
+      if (head_ == nullptr) tail_ = nullptr;
+      lock.unlock();
+      process_(owner_, submission);
+      // The worker may be gone now (see the file comment).
+      if (t_worker_stopped) return;
+      lock.lock();
+      continue;
+    }
+    if (stopping_) return;
+    work_ready_.wait(lock);
+  }
+}
+
+}  // namespace halo::sdk
