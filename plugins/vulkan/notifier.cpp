@@ -83,7 +83,7 @@ void Queue::drain_ready() noexcept {
     ready_head_ = ready_tail_ = nullptr;
   }
   while (head != nullptr) {
-    Submission* next = head->next_ready;
+    auto* next = static_cast<Submission*>(head->next_ready);
     process_ready(head);
     head = next;
   }
@@ -98,15 +98,15 @@ void Queue::reevaluate() noexcept {
     {
       std::lock_guard<std::mutex> lock(schedule_mutex_);
       for (Submission* s = deferred_head_; s != nullptr; s = s->next_deferred) {
-        for (size_t i = 0; i < s->wait_count; ++i) {
-          Submission::Wait& wait = s->waits[i];
-          if (!wait.own ||
-              wait.state.load(std::memory_order_acquire) !=
-                  Submission::kRegistered ||
+        for (size_t i = 0; i < s->wait_count(); ++i) {
+          const sdk::Submission::Wait& wait = s->wait(i);
+          if (wait.state.load(std::memory_order_acquire) !=
+                  sdk::Submission::kRegistered ||
+              !device_->owns(wait.semaphore) ||
               !Semaphore::cast(wait.semaphore)->gpu_reaches(wait.value)) {
             continue;
           }
-          if (s->convert_to_native(&wait)) {
+          if (s->convert_to_native(i)) {
             s->next_ready = ready;
             ready = s;
           }
@@ -115,7 +115,7 @@ void Queue::reevaluate() noexcept {
     }
     if (ready == nullptr) return;
     while (ready != nullptr) {
-      Submission* next = ready->next_ready;
+      auto* next = static_cast<Submission*>(ready->next_ready);
       process_ready(ready);
       ready = next;
     }

@@ -2,8 +2,6 @@
 // completion and wait_idle.
 #include "queue.hpp"
 
-#include <chrono>
-
 #include "command_buffer.hpp"
 #include "device.hpp"
 #include "exit_guard.hpp"
@@ -25,8 +23,6 @@ thread_local bool t_notifier_queue_destroyed = false;
 namespace {
 
 constexpr char kExecute[] = "halo_device_queue_execute";
-// Command buffers a submission checks on the stack before allocating.
-constexpr size_t kInlineCommandBuffers = 16;
 
 }  // namespace
 
@@ -115,65 +111,47 @@ halo_status_t Queue::check_values(
 }
 
 halo_status_t Queue::acquire_command_buffers(
-    const halo_queue_execute_info_t& info, void* storage) noexcept {
-  auto* buffers = static_cast<CommandBuffer**>(storage);
+    const halo_queue_execute_info_t& info) noexcept {
   for (size_t i = 0; i < info.command_buffer_count; ++i) {
-    buffers[i] = CommandBuffer::from(info.command_buffers[i]);
-    if (buffers[i] == nullptr || buffers[i]->device() != device_) {
+    CommandBuffer* buffer = CommandBuffer::from(info.command_buffers[i]);
+    if (buffer == nullptr || buffer->device() != device_) {
+      release_unsubmitted(info, i);
       return host_.make_status(HALO_STATUS_INVALID_ARGUMENT,
                                "%s: info->command_buffers[%zu] is not a "
                                "command buffer of this device",
                                kExecute, i);
     }
-  }
-  for (size_t i = 0; i < info.command_buffer_count; ++i) {
-    halo_status_t status = buffers[i]->acquire_for_submit(i);
+    halo_status_t status = buffer->acquire_for_submit(i);
     if (status != HALO_OK) {
-      for (size_t j = 0; j < i; ++j) buffers[j]->release_unsubmitted();
+      release_unsubmitted(info, i);
       return status;
     }
   }
   return HALO_OK;
 }
 
+void Queue::release_unsubmitted(const halo_queue_execute_info_t& info,
+                                size_t count) noexcept {
+  for (size_t i = 0; i < count; ++i) {
+    CommandBuffer::from(info.command_buffers[i])->release_unsubmitted();
+  }
+}
+
 halo_status_t Queue::execute(const halo_queue_execute_info_t* info) noexcept {
-  if ((info->affinity & 1u) == 0) {
-    return host_.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                             "%s: info->affinity 0x%llx selects no queue of "
-                             "this device (it has queue 0 only)",
-                             kExecute, static_cast<ull>(info->affinity));
-  }
+  HALO_SDK_RETURN_IF_ERROR(sdk::check_single_queue_affinity(host_, *info));
   HALO_SDK_RETURN_IF_ERROR(check_values(*info));
-  CommandBuffer* inline_buffers[kInlineCommandBuffers];
-  CommandBuffer** buffers = inline_buffers;
-  const size_t count = info->command_buffer_count;
-  if (count > kInlineCommandBuffers) {
-    if (count > SIZE_MAX / sizeof(CommandBuffer*)) {
-      return host_.make_status_text(HALO_STATUS_RESOURCE_EXHAUSTED,
-                                    "too many command buffers");
-    }
-    buffers = static_cast<CommandBuffer**>(host_.allocate(
-        count * sizeof(CommandBuffer*), alignof(CommandBuffer*)));
-    if (buffers == nullptr) {
-      return host_.make_status_text(HALO_STATUS_RESOURCE_EXHAUSTED,
-                                    "out of host memory for a submission");
-    }
-  }
-  halo_status_t status = acquire_command_buffers(*info, buffers);
+  HALO_SDK_RETURN_IF_ERROR(acquire_command_buffers(*info));
   Submission* submission = nullptr;
-  if (status == HALO_OK) {
-    status = sdk::guard(host_, [&] {
-      submission = Submission::create(device_, *info, buffers);
-    });
-    if (status != HALO_OK) {
-      for (size_t i = 0; i < count; ++i) buffers[i]->release_unsubmitted();
-    }
+  halo_status_t status = sdk::guard(host_, [&] {
+    submission = Submission::create(device_, *info);
+  });
+  if (status != HALO_OK) {
+    release_unsubmitted(*info, info->command_buffer_count);
+    return status;
   }
-  if (buffers != inline_buffers) host_.deallocate(buffers);
-  if (status != HALO_OK) return status;
-  track(submission);
+  in_flight_.track(submission);
   classify(submission);
-  if (submission->register_waits()) {
+  if (submission->register_waits(&Submission::on_ready)) {
     process_ready(submission);
   } else {
     // A wait registered meanwhile may already be reachable on the GPU.
@@ -186,13 +164,14 @@ halo_status_t Queue::execute(const halo_queue_execute_info_t* info) noexcept {
 void Queue::classify(Submission* submission) noexcept {
   std::lock_guard<std::mutex> lock(schedule_mutex_);
   bool deferred = false;
-  for (size_t i = 0; i < submission->wait_count; ++i) {
-    Submission::Wait& wait = submission->waits[i];
-    bool native = wait.own && Semaphore::cast(wait.semaphore)->gpu_reaches(
-                                  wait.value);
-    wait.state.store(native ? Submission::kNative : Submission::kRegistering,
-                     std::memory_order_relaxed);
-    deferred = deferred || !native;
+  for (size_t i = 0; i < submission->wait_count(); ++i) {
+    const sdk::Submission::Wait& wait = submission->wait(i);
+    if (device_->owns(wait.semaphore) &&
+        Semaphore::cast(wait.semaphore)->gpu_reaches(wait.value)) {
+      submission->set_native(i);
+    } else {
+      deferred = true;
+    }
   }
   if (!deferred) return;
   submission->deferred = true;
@@ -266,9 +245,9 @@ void Queue::start_ready(Submission* submission) noexcept {
 
 halo_status_t Queue::hand_off(Submission* submission) noexcept {
   uint32_t wait_count = 0;
-  for (size_t i = 0; i < submission->wait_count; ++i) {
-    const Submission::Wait& wait = submission->waits[i];
-    if (!wait.own) continue;
+  for (size_t i = 0; i < submission->wait_count(); ++i) {
+    const sdk::Submission::Wait& wait = submission->wait(i);
+    if (!device_->owns(wait.semaphore)) continue;
     // Even a wait already reached on the host is waited on natively: it is
     // what makes the signalling work's writes visible to this submission.
     submission->vk_wait_semaphores[wait_count] =
@@ -278,11 +257,13 @@ halo_status_t Queue::hand_off(Submission* submission) noexcept {
     ++wait_count;
   }
   uint32_t signal_count = 0;
-  for (size_t i = 0; i < submission->signal_count; ++i) {
-    Submission::Signal& signal = submission->signals[i];
-    Semaphore* semaphore = Semaphore::cast(signal.semaphore);
-    signal.native = signal.own && semaphore->reserve_gpu_signal(signal.value);
+  for (size_t i = 0; i < submission->signal_count(); ++i) {
+    sdk::Submission::Signal& signal = submission->signal(i);
+    signal.native = device_->owns(signal.semaphore) &&
+                    Semaphore::cast(signal.semaphore)
+                        ->reserve_gpu_signal(signal.value);
     if (!signal.native) continue;
+    Semaphore* semaphore = Semaphore::cast(signal.semaphore);
     submission->vk_signal_semaphores[signal_count] = semaphore->semaphore;
     submission->vk_signal_values[signal_count] = signal.value;
     ++signal_count;
@@ -304,15 +285,15 @@ halo_status_t Queue::hand_off(Submission* submission) noexcept {
   info.pWaitSemaphores = submission->vk_wait_semaphores;
   info.pWaitDstStageMask = submission->vk_wait_stages;
   info.commandBufferCount =
-      static_cast<uint32_t>(submission->command_buffer_count);
+      static_cast<uint32_t>(submission->command_buffer_count());
   info.pCommandBuffers = submission->vk_command_buffers;
   info.signalSemaphoreCount = signal_count;
   info.pSignalSemaphores = submission->vk_signal_semaphores;
   VkResult result = device_->vkd.vkQueueSubmit(device_->vk_queue, 1, &info,
                                                VK_NULL_HANDLE);
   if (result != VK_SUCCESS) {
-    for (size_t i = submission->signal_count; i-- > 0;) {
-      Submission::Signal& signal = submission->signals[i];
+    for (size_t i = submission->signal_count(); i-- > 0;) {
+      sdk::Submission::Signal& signal = submission->signal(i);
       if (!signal.native) continue;
       Semaphore::cast(signal.semaphore)->unreserve_gpu_signal(signal.value);
       signal.native = false;
@@ -323,9 +304,9 @@ halo_status_t Queue::hand_off(Submission* submission) noexcept {
   submission->completion_value = completion;
   // The driver may hold the native waits' VkSemaphores until a later
   // submission completes (retirement.cpp).
-  for (size_t i = 0; i < submission->wait_count; ++i) {
-    const Submission::Wait& wait = submission->waits[i];
-    if (!wait.own) continue;
+  for (size_t i = 0; i < submission->wait_count(); ++i) {
+    const sdk::Submission::Wait& wait = submission->wait(i);
+    if (!device_->owns(wait.semaphore)) continue;
     Semaphore::cast(wait.semaphore)->last_native_wait = completion;
   }
   submission->next_in_flight = nullptr;
@@ -341,23 +322,17 @@ halo_status_t Queue::hand_off(Submission* submission) noexcept {
 void Queue::complete(Submission* submission) noexcept {
   // A wait the GPU satisfied may have failed on the host meanwhile: the
   // work ran, but its signals carry the failure on (DESIGN.md §5).
-  halo_status_t failure = HALO_OK;
-  for (size_t i = 0; i < submission->wait_count && failure == HALO_OK; ++i) {
-    const Submission::Wait& wait = submission->waits[i];
-    if (wait.own && Semaphore::cast(wait.semaphore)->failed()) {
-      failure = Semaphore::cast(wait.semaphore)->shadow.clone_failure();
+  for (size_t i = 0; i < submission->wait_count(); ++i) {
+    const sdk::Submission::Wait& wait = submission->wait(i);
+    if (device_->owns(wait.semaphore) &&
+        Semaphore::cast(wait.semaphore)->failed()) {
+      submission->record_failure(
+          Semaphore::cast(wait.semaphore)->shadow.clone_failure());
+      break;
     }
   }
-  if (failure != HALO_OK) {
-    submission->fail_signals(failure);
-    host_.free(failure);
-  } else {
-    for (size_t i = 0; i < submission->signal_count; ++i) {
-      const Submission::Signal& signal = submission->signals[i];
-      if (signal.native) continue;
-      sdk::signal_from_queue(host_, signal.semaphore, signal.value, i);
-    }
-  }
+  // Signals the ones the GPU did not, or fails them all.
+  submission->complete();
   finish(submission);
 }
 
@@ -365,7 +340,7 @@ void Queue::finish(Submission* submission) noexcept {
   // Let go of the semaphores and command buffers before wait_idle can
   // return, so that afterwards only the device is still held.
   submission->release_resources();
-  untrack(submission);
+  in_flight_.untrack(submission);
   if (t_notifier_queue == this) {
     // The device reference goes in the release pass (see notifier.cpp).
     submission->next_finished = finished_head_;
@@ -373,43 +348,6 @@ void Queue::finish(Submission* submission) noexcept {
   } else {
     Submission::destroy(submission);  // The caller holds the device too.
   }
-}
-
-void Queue::track(Submission* submission) noexcept {
-  std::lock_guard<std::mutex> lock(track_mutex_);
-  submission->sequence = next_sequence_++;
-  sdk::list_push_back<&Submission::previous_tracked, &Submission::next_tracked>(
-      tracked_head_, tracked_tail_, submission);
-}
-
-void Queue::untrack(Submission* submission) noexcept {
-  std::lock_guard<std::mutex> lock(track_mutex_);
-  const bool was_oldest =
-      sdk::list_remove<&Submission::previous_tracked, &Submission::next_tracked>(
-          tracked_head_, tracked_tail_, submission);
-  // Only the oldest submission's end can end a wait_idle.
-  if (was_oldest) progress_.notify_all();
-}
-
-halo_status_t Queue::wait_idle(halo_time_ns_t deadline) noexcept {
-  std::unique_lock<std::mutex> lock(track_mutex_);
-  const uint64_t target = next_sequence_;
-  auto idle = [&] {
-    return tracked_head_ == nullptr || tracked_head_->sequence >= target;
-  };
-  if (idle()) return HALO_OK;
-  if (deadline == HALO_DEADLINE_INFINITE_PAST) {
-    return host_.status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
-  }
-  if (deadline == HALO_DEADLINE_INFINITE_FUTURE) {
-    progress_.wait(lock, idle);
-    return HALO_OK;
-  }
-  // libstdc++'s steady_clock is CLOCK_MONOTONIC, the clock of deadlines.
-  auto until = std::chrono::steady_clock::time_point(
-      std::chrono::nanoseconds(deadline));
-  if (progress_.wait_until(lock, until, idle)) return HALO_OK;
-  return host_.status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
 }
 
 }  // namespace halo::vk

@@ -24,7 +24,6 @@
 #define HALO_VULKAN_QUEUE_HPP_
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -32,6 +31,7 @@
 
 #include "halo/device.h"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/in_flight_tracker.hpp"
 #include "vulkan_api.hpp"
 
 namespace halo::vk {
@@ -54,7 +54,9 @@ class Queue {
   halo_status_t execute(const halo_queue_execute_info_t* info) noexcept;
   // Blocks until every submission made before the call has finished (OK)
   // or |deadline| passes (DEADLINE_EXCEEDED). Thread-safe.
-  halo_status_t wait_idle(halo_time_ns_t deadline) noexcept;
+  halo_status_t wait_idle(halo_time_ns_t deadline) noexcept {
+    return in_flight_.wait_idle(host_, deadline);
+  }
 
   // Makes the notification thread watch |semaphore| (of this device) while
   // it has pending timepoints. Thread-safe.
@@ -81,8 +83,12 @@ class Queue {
  private:
   // queue.cpp: submission.
   halo_status_t check_values(const halo_queue_execute_info_t& info) noexcept;
-  halo_status_t acquire_command_buffers(const halo_queue_execute_info_t& info,
-                                        void* storage) noexcept;
+  // Checks and acquires every command buffer of |info|, or none.
+  halo_status_t acquire_command_buffers(
+      const halo_queue_execute_info_t& info) noexcept;
+  // Gives back the first |count| acquisitions of a submit that failed.
+  void release_unsubmitted(const halo_queue_execute_info_t& info,
+                           size_t count) noexcept;
   void classify(Submission* submission) noexcept;
   void process_ready(Submission* submission) noexcept;
   // With schedule_mutex_ held: takes |submission| off the deferred list and
@@ -91,8 +97,6 @@ class Queue {
   bool try_hand_off(Submission* submission) noexcept;
   halo_status_t hand_off(Submission* submission) noexcept;
   void unlink_deferred(Submission* submission) noexcept;
-  void track(Submission* submission) noexcept;
-  void untrack(Submission* submission) noexcept;
   void finish(Submission* submission) noexcept;
   void complete(Submission* submission) noexcept;
 
@@ -146,11 +150,7 @@ class Queue {
   std::atomic<Semaphore*> retired_head_{nullptr};
 
   // Every submission not yet finished, for wait_idle.
-  std::mutex track_mutex_;
-  std::condition_variable progress_;
-  Submission* tracked_head_ = nullptr;
-  Submission* tracked_tail_ = nullptr;
-  uint64_t next_sequence_ = 0;
+  sdk::InFlightTracker in_flight_;
 
   // Semaphores with pending timepoints, each retained while listed.
   std::mutex watch_mutex_;
