@@ -184,7 +184,7 @@ halo_status_t Buffer::map(uint64_t offset, uint64_t length,
     }
     cl_int code = CL_SUCCESS;
     void* pointer = api->clEnqueueMapBuffer(
-        device->map_queue, memory, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+        device->cl_map_queue, memory, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
         static_cast<size_t>(offset), static_cast<size_t>(length), 0, nullptr,
         nullptr, &code);
     if (code != CL_SUCCESS) {
@@ -200,7 +200,7 @@ halo_status_t Buffer::map(uint64_t offset, uint64_t length,
 halo_status_t Buffer::unmap_pointer(void* pointer) noexcept {
   if (pointer == nullptr) return HALO_OK;
   cl_event event = nullptr;
-  cl_int code = api->clEnqueueUnmapMemObject(device->map_queue, memory,
+  cl_int code = api->clEnqueueUnmapMemObject(device->cl_map_queue, memory,
                                              pointer, 0, nullptr, &event);
   if (code == CL_SUCCESS) {
     // Wait, so that device work submitted after unmap sees the writes.

@@ -55,12 +55,12 @@ halo_semaphore_compatibility_t semaphore_compatibility(
 halo_status_t queue_execute(halo_device_t* device,
                             const halo_queue_execute_info_t* info) {
   Device* self = Device::cast(device);
-  return self->scheduler->execute(self, info);
+  return self->queue->execute(self, info);
 }
 
 halo_status_t queue_flush(halo_device_t* device, halo_queue_affinity_t) {
   Device* self = Device::cast(device);
-  return cl_status(self->host, "clFlush", self->api->clFlush(self->queue));
+  return cl_status(self->host, "clFlush", self->api->clFlush(self->cl_queue));
 }
 
 halo_status_t wait_semaphores(halo_device_t* device, halo_wait_mode_t mode,
@@ -73,7 +73,7 @@ halo_status_t wait_semaphores(halo_device_t* device, halo_wait_mode_t mode,
 }
 
 halo_status_t wait_idle(halo_device_t* device, halo_time_ns_t deadline) {
-  return Device::cast(device)->scheduler->wait_idle(deadline);
+  return Device::cast(device)->queue->wait_idle(deadline);
 }
 
 halo_status_t allocate_buffer(halo_device_t* device,
@@ -123,14 +123,14 @@ Device::Device(Driver* driver, size_t index) noexcept
 Device::~Device() {
   // The worker first: it may be this very thread, dropping the last
   // reference while it releases the last submission.
-  Queue::destroy(scheduler);
-  if (queue != nullptr) {
+  Queue::destroy(queue);
+  if (cl_queue != nullptr) {
     // Every submission is released, but a failed gate's commands may still
     // be winding down inside the implementation.
-    api->clFinish(queue);
-    api->clReleaseCommandQueue(queue);
+    api->clFinish(cl_queue);
+    api->clReleaseCommandQueue(cl_queue);
   }
-  if (map_queue != nullptr) api->clReleaseCommandQueue(map_queue);
+  if (cl_map_queue != nullptr) api->clReleaseCommandQueue(cl_map_queue);
   if (scratch != nullptr) api->clReleaseMemObject(scratch);
   host.release(sdk::as_object(driver->handle()));
 }
@@ -148,16 +148,17 @@ halo_status_t Device::create_queues() noexcept {
       description->out_of_order ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0;
   if (with_properties) {
     cl_queue_properties list[] = {CL_QUEUE_PROPERTIES, properties, 0};
-    queue = api->clCreateCommandQueueWithProperties(context(), id, list, &code);
+    cl_queue =
+        api->clCreateCommandQueueWithProperties(context(), id, list, &code);
     HALO_CL_RETURN_IF_ERROR(host, "clCreateCommandQueueWithProperties", code);
-    map_queue =
+    cl_map_queue =
         api->clCreateCommandQueueWithProperties(context(), id, nullptr, &code);
     HALO_CL_RETURN_IF_ERROR(host, "clCreateCommandQueueWithProperties", code);
     return HALO_OK;
   }
-  queue = api->clCreateCommandQueue(context(), id, properties, &code);
+  cl_queue = api->clCreateCommandQueue(context(), id, properties, &code);
   HALO_CL_RETURN_IF_ERROR(host, "clCreateCommandQueue", code);
-  map_queue = api->clCreateCommandQueue(context(), id, 0, &code);
+  cl_map_queue = api->clCreateCommandQueue(context(), id, 0, &code);
   HALO_CL_RETURN_IF_ERROR(host, "clCreateCommandQueue", code);
   return HALO_OK;
 }
@@ -172,7 +173,7 @@ halo_status_t Device::create(Driver* driver, size_t index,
     device->shared = shared;
     halo_status_t status = device->create_queues();
     if (status == HALO_OK) {
-      status = sdk::guard(host, [&] { device->scheduler = Queue::create(host); });
+      status = sdk::guard(host, [&] { device->queue = Queue::create(host); });
     }
     if (status != HALO_OK) {
       host.destroy(device);
@@ -193,7 +194,7 @@ halo_status_t Device::join(cl_uint count, const cl_event* deps,
   }
   const cl_uint zero = 0;
   return cl_status(host, "clEnqueueFillBuffer",
-                   api->clEnqueueFillBuffer(queue, scratch, &zero,
+                   api->clEnqueueFillBuffer(cl_queue, scratch, &zero,
                                             sizeof(zero), 0, sizeof(zero),
                                             count, deps, out));
 }

@@ -27,13 +27,13 @@ struct Device {
   const DeviceDescription* description;
   SharedContext shared;
   // Runs submissions; out-of-order when description->out_of_order.
-  cl_command_queue queue = nullptr;
+  cl_command_queue cl_queue = nullptr;
   // In-order and private to buffer mapping, which may block on it.
-  cl_command_queue map_queue = nullptr;
+  cl_command_queue cl_map_queue = nullptr;
   // Four bytes that join commands fill (see join).
   cl_mem scratch = nullptr;
-  // Submission bookkeeping and the completion worker.
-  Queue* scheduler = nullptr;
+  // The halo queue: submission bookkeeping and the completion worker.
+  Queue* queue = nullptr;
 
   Device(Driver* driver, size_t index) noexcept;
   ~Device();

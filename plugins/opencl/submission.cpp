@@ -126,7 +126,7 @@ halo_status_t Submission::enqueue_work() {
   }
   for (size_t i = 0; i < command_buffer_count(); ++i) {
     HALO_SDK_RETURN_IF_ERROR(CommandBuffer::cast(command_buffer(i))
-                                 ->enqueue(device_->queue, &deps));
+                                 ->enqueue(device_->cl_queue, &deps));
   }
   return device_->join(deps.size(), deps.data(), &completion_);
 }
