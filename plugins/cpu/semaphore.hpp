@@ -30,8 +30,8 @@ struct Semaphore {
   ~Semaphore();
 
   // Creates a semaphore of |device| (borrowed; retained by the semaphore).
-  // Returns a new reference in |out_semaphore|. Returns INVALID_ARGUMENT
-  // when |initial_value| is above HALO_SEMAPHORE_MAX_VALUE.
+  // Returns a new reference in |out_semaphore| (libhalo has checked it and
+  // |initial_value|).
   static halo_status_t create(sdk::Host host, halo_device_t* device,
                               uint64_t initial_value,
                               halo_semaphore_t** out_semaphore) noexcept;

@@ -3,7 +3,6 @@
 #include "device_signals.hpp"
 
 #include "halo/sdk/queue_signal.hpp"
-#include "submission.hpp"
 
 namespace halo::cl {
 namespace {
@@ -74,7 +73,7 @@ DeviceSignal* DeviceSignals::hold_lowest_issued(cl_context context,
   // Held under the lock: a linked issued signal's submission has not let go
   // of itself yet (its owner unlinks a PENDING signal first, and the lander
   // holds a READY one), so it is alive here.
-  if (signal != nullptr) signal->submission->hold();
+  if (signal != nullptr) signal->source->hold();
   return signal;
 }
 
@@ -86,7 +85,7 @@ cl_event DeviceSignals::find_event(cl_context context,
   // event alive until then.
   cl_event event = signal->event;
   const bool retained = api_->clRetainEvent(event) == CL_SUCCESS;
-  signal->submission->drop();
+  signal->source->drop();
   return retained ? event : nullptr;
 }
 
@@ -94,7 +93,7 @@ void DeviceSignals::make_ready(DeviceSignal* signal) noexcept {
   signal->state = State::kReady;
   signal->lower_checked = false;
   ++ready_count_;
-  signal->submission->hold();
+  signal->source->hold();
 }
 
 void DeviceSignals::mark_ready(DeviceSignal* signal) noexcept {
@@ -123,7 +122,7 @@ void DeviceSignals::check_lower(DeviceSignal* lowest,
         !signal->issued->load(std::memory_order_acquire)) {
       continue;
     }
-    signal->submission->hold();
+    signal->source->hold();
     signal->next_candidate = nullptr;
     *last = signal;
     last = &signal->next_candidate;
@@ -161,7 +160,7 @@ void DeviceSignals::check_lower(DeviceSignal* lowest,
   lock.unlock();
   while (unclaimed != nullptr) {
     DeviceSignal* following = unclaimed->next_candidate;
-    unclaimed->submission->drop();
+    unclaimed->source->drop();
     unclaimed = following;
   }
   lock.lock();
@@ -171,8 +170,8 @@ void DeviceSignals::land(DeviceSignal* signal,
                          halo_semaphore_t* semaphore) noexcept {
   // A semaphore the submission chained on may have been failed by the host
   // while the work ran: its signals fail all the same (as in
-  // Submission::complete).
-  halo_status_t failure = signal->submission->chained_failure();
+  // Submission::on_work_done).
+  halo_status_t failure = signal->source->chained_failure();
   if (failure != HALO_OK) {
     sdk::semaphore_vtable(semaphore)->fail(semaphore, failure);
     return;
@@ -187,7 +186,7 @@ void DeviceSignals::land_ready(halo_semaphore_t* semaphore) noexcept {
   landing_ = true;
   // The submission of the signal landed last, dropped once the lock is
   // released.
-  Submission* landed = nullptr;
+  SignalSource* landed = nullptr;
   for (;;) {
     DeviceSignal* lowest = lowest_ready();
     if (lowest == nullptr) break;
@@ -202,7 +201,7 @@ void DeviceSignals::land_ready(halo_semaphore_t* semaphore) noexcept {
     lock.lock();
     remove(lowest);
     --ready_count_;
-    landed = lowest->submission;
+    landed = lowest->source;
   }
   landing_ = false;
   lock.unlock();

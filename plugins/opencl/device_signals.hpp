@@ -25,7 +25,7 @@
 // it to that lander, which looks again before it stops. So every READY
 // signal is landed exactly once, no thread ever waits for another, and a
 // chain of any length lands in a loop, not a recursion. A READY signal's
-// submission is held (Submission::hold) until its signal has landed, so it
+// submission is held (SignalSource::hold) until its signal has landed, so it
 // outlives its owner's own completion.
 //
 // Before landing the lowest READY signal, the lander checks the PENDING
@@ -55,9 +55,27 @@
 
 namespace halo::cl {
 
-class Submission;
+// What a device signal needs of the work that will raise it: the queue's
+// submission implements it, so semaphores never see the queue.
+class SignalSource {
+ public:
+  // Keeps the source (and the signal's storage) alive until the matching
+  // drop. Called with the list's lock held while the signal is linked.
+  virtual void hold() noexcept = 0;
+  // Lets go of a hold.
+  virtual void drop() noexcept = 0;
+  // On a holder's thread: blocks until the work is done; whether it
+  // succeeded.
+  virtual bool await_work() noexcept = 0;
+  // A copy of the failure of a semaphore the work chained on (it fails the
+  // signal though the work ran), or OK. While held.
+  virtual halo_status_t chained_failure() noexcept = 0;
 
-// A pending device signal: signal |index| of |submission|, enqueued on
+ protected:
+  ~SignalSource() = default;
+};
+
+// A pending device signal: signal |index| of |source|, enqueued on
 // |context|, whose completion event |event| will raise the semaphore to
 // |value|. Storage belongs to the submission; the submission sets the
 // fields before linking it and releases the event only once it is DONE.
@@ -73,7 +91,7 @@ struct DeviceSignal {
   // be chained on: a submission still waiting on the host could be waiting,
   // transitively, for the very submission that would chain on it.
   const std::atomic<bool>* issued = nullptr;
-  Submission* submission = nullptr;
+  SignalSource* source = nullptr;
 
   // The list's own, guarded by its lock.
   DeviceSignal* previous = nullptr;
@@ -108,7 +126,7 @@ class DeviceSignals {
   // submissions each waiting on the one before costs O(1) a link.
   // Thread-safe.
   cl_event find_event(cl_context context, uint64_t value) noexcept;
-  // Like find_event, but returns the signal itself with its submission held
+  // Like find_event, but returns the signal itself with its source held
   // (the caller drops it), or NULL.
   DeviceSignal* hold_lowest_issued(cl_context context,
                                    uint64_t value) noexcept;
@@ -130,7 +148,7 @@ class DeviceSignals {
   // The READY signal with the lowest value, or NULL. Called with mutex_
   // held.
   DeviceSignal* lowest_ready() noexcept;
-  // Makes PENDING |signal| READY and holds its submission. Called with
+  // Makes PENDING |signal| READY and holds its source. Called with
   // mutex_ held.
   void make_ready(DeviceSignal* signal) noexcept;
   void remove(DeviceSignal* signal) noexcept;

@@ -49,8 +49,8 @@ struct Semaphore {
   ~Semaphore();
 
   // Creates a semaphore of |device| (borrowed; retained). Returns a new
-  // reference in |out_semaphore|; INVALID_ARGUMENT when |initial_value| is
-  // above HALO_SEMAPHORE_MAX_VALUE.
+  // reference in |out_semaphore| (libhalo has checked it and
+  // |initial_value|).
   static halo_status_t create(sdk::Host host, const Api* api,
                               halo_device_t* device, cl_context context,
                               uint64_t initial_value,
@@ -66,6 +66,10 @@ struct Semaphore {
   halo_semaphore_t* handle() noexcept {
     return reinterpret_cast<halo_semaphore_t*>(this);
   }
+
+  // The vtable's wait: a wait without a deadline first awaits the device
+  // signal that will reach |value| (await_device_signal).
+  halo_status_t wait(uint64_t value, halo_time_ns_t deadline) noexcept;
 
   // When an issued pending signal will raise the semaphore to |value| or
   // more, blocks until its submission's work is done and lands that signal

@@ -158,7 +158,7 @@ void Submission::link_signals() noexcept {
     signal.context = device_->context();
     signal.event = completion_;
     signal.issued = &issued_;
-    signal.submission = this;
+    signal.source = this;
     own->device_signals.link(&signal);
     // Landed through the semaphore's device signals, not by the SDK.
     this->signal(i).native = true;

@@ -62,7 +62,7 @@ namespace halo::cl {
 struct Device;
 class Queue;
 
-class Submission final : public sdk::Submission {
+class Submission final : public sdk::Submission, public SignalSource {
  public:
   // The arrays of the submission's own, in its one allocation.
   struct Extra {
@@ -100,18 +100,18 @@ class Submission final : public sdk::Submission {
   // drop. Called with the signal semaphore's device-signal lock held while
   // one of its signals is linked, which is what makes the submission alive
   // then.
-  void hold() noexcept;
+  void hold() noexcept override;
   // Lets go of a hold, or of the completion callback's share; the last one
   // hands the submission to the worker.
-  void drop() noexcept;
+  void drop() noexcept override;
   // On a holder's thread: blocks until the completion event is done;
   // returns whether the work succeeded (a failed or refused event is left
   // to the callback and the worker).
-  bool await_work() noexcept;
+  bool await_work() noexcept override;
   // Returns a copy of the failure of a semaphore this submission chained on
   // (waited for through its signaller's event), which fails its signals
   // though the work ran, or OK. Thread-safe while the submission is held.
-  halo_status_t chained_failure() noexcept;
+  halo_status_t chained_failure() noexcept override;
 
   // Use create; public for the SDK's create.
   Submission(const Init& init, const Extra& extra, Device* device,

@@ -6,6 +6,7 @@
 #include "adapter.hpp"
 #include "halo/device.h"
 #include "halo/sdk/host.hpp"
+#include "semaphore_keeper.hpp"
 #include "vulkan_api.hpp"
 #include "wake.hpp"
 
@@ -29,6 +30,8 @@ struct Device {
   VkQueue vk_queue = VK_NULL_HANDLE;
   Wake wake;
   Queue* queue = nullptr;
+  // The queue, as its semaphores see it (set by the queue).
+  SemaphoreKeeper* semaphore_keeper = nullptr;
 
   Device(sdk::Host host, Driver* driver, const Adapter* adapter) noexcept;
   ~Device();

@@ -56,6 +56,7 @@ Queue* Queue::create(Device* device, halo_status_t* out_status) {
     device->host.destroy(queue);
     throw;
   }
+  device->semaphore_keeper = queue;
   return queue;
 }
 

@@ -32,6 +32,7 @@
 #include "halo/device.h"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/in_flight_tracker.hpp"
+#include "semaphore_keeper.hpp"
 #include "vulkan_api.hpp"
 
 namespace halo::vk {
@@ -40,7 +41,7 @@ struct Device;
 struct Semaphore;
 class Submission;
 
-class Queue {
+class Queue final : public SemaphoreKeeper {
  public:
   // Creates the completion semaphore and starts the notification thread.
   // Throws std::bad_alloc or std::system_error; returns a status for a
@@ -58,9 +59,9 @@ class Queue {
     return in_flight_.wait_idle(host_, deadline);
   }
 
-  // Makes the notification thread watch |semaphore| (of this device) while
-  // it has pending timepoints. Thread-safe.
-  void watch(Semaphore* semaphore) noexcept;
+  // SemaphoreKeeper.
+  void watch(Semaphore* semaphore) noexcept override;
+  bool retire(Semaphore* semaphore) noexcept override;
   // Starts a submission made ready by a timepoint callback: hands it to the
   // GPU on the calling thread when it can, else to the notification thread
   // (enqueue_ready). Never blocks on the GPU. Thread-safe.
@@ -68,13 +69,6 @@ class Queue {
   // Hands a ready submission to the notification thread. Short, never
   // blocks. Thread-safe.
   void enqueue_ready(Submission* submission) noexcept;
-  // Called as the last reference to |semaphore| (of this device) goes.
-  // Returns true when the queue takes the semaphore over because the
-  // driver may still hold its VkSemaphore (retirement.cpp); the queue then
-  // destroys it after a later completion, or in destroy, and the caller
-  // must drop the semaphore's device reference. Allocates nothing.
-  // Thread-safe.
-  bool retire(Semaphore* semaphore) noexcept;
 
   // Public for the host allocator; use create.
   explicit Queue(Device* device) noexcept;

@@ -1,9 +1,9 @@
-// The vulkan semaphore: vtable, native signals and waits, failure and
-// timepoints through the shadow timeline.
+// The vulkan semaphore: native signals and waits, failure and timepoints
+// through the shadow timeline, behind the SDK's semaphore vtable.
 #include "semaphore.hpp"
 
 #include "device.hpp"
-#include "queue.hpp"
+#include "halo/sdk/semaphore_vtable.hpp"
 #include "vk_status.hpp"
 
 namespace halo::vk {
@@ -13,62 +13,6 @@ using ull = unsigned long long;
 
 // Pairs a multi-wait keeps on its stack before asking the allocator.
 constexpr size_t kInlineWaits = 16;
-
-void destroy_semaphore(halo_object_t* object) {
-  auto* semaphore = reinterpret_cast<Semaphore*>(object);
-  Device* device = semaphore->device;
-  if (device->queue->retire(semaphore)) {
-    // The queue destroys the semaphore later, and before the device goes:
-    // the semaphore must not keep the device alive meanwhile.
-    device->release();
-    return;
-  }
-  sdk::Host host = semaphore->host;
-  host.destroy(semaphore);
-}
-
-halo_status_t query(halo_semaphore_t* semaphore, uint64_t* out_value) {
-  return Semaphore::cast(semaphore)->query(out_value);
-}
-
-halo_status_t signal(halo_semaphore_t* semaphore, uint64_t value) {
-  return Semaphore::cast(semaphore)->signal(value);
-}
-
-void fail(halo_semaphore_t* semaphore, halo_status_t status) {
-  Semaphore::cast(semaphore)->fail(status);
-}
-
-halo_status_t wait(halo_semaphore_t* semaphore, uint64_t value,
-                   halo_time_ns_t deadline) {
-  return Semaphore::cast(semaphore)->wait(value, deadline);
-}
-
-halo_status_t acquire_timepoint(halo_semaphore_t* semaphore,
-                                halo_timepoint_t* timepoint) {
-  return Semaphore::cast(semaphore)->acquire_timepoint(timepoint);
-}
-
-bool cancel_timepoint(halo_semaphore_t* semaphore,
-                      halo_timepoint_t* timepoint) {
-  return Semaphore::cast(semaphore)->cancel_timepoint(timepoint);
-}
-
-halo_device_t* device_of(halo_semaphore_t* semaphore) {
-  return Semaphore::cast(semaphore)->device->handle();
-}
-
-const halo_semaphore_vtable_t kSemaphoreVtable = {
-    {sizeof(halo_semaphore_vtable_t), HALO_OBJECT_TYPE_SEMAPHORE,
-     &destroy_semaphore},
-    &query,
-    &signal,
-    &fail,
-    &wait,
-    &acquire_timepoint,
-    &cancel_timepoint,
-    &device_of,
-};
 
 halo_status_t deadline_exceeded(sdk::Host host) {
   return host.status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
@@ -145,7 +89,7 @@ halo_status_t block(Device* device, halo_wait_mode_t mode, size_t count,
 }  // namespace
 
 Semaphore::Semaphore(Device* device, uint64_t initial_value)
-    : header(HALO_OBJECT_HEADER_INIT(&kSemaphoreVtable)),
+    : header(HALO_OBJECT_HEADER_INIT(&sdk::kSemaphoreVtable<Semaphore>)),
       host(device->host),
       device(device),
       shadow(device->host, initial_value),
@@ -164,17 +108,6 @@ Semaphore::~Semaphore() {
 halo_status_t Semaphore::create(Device* device, uint64_t initial_value,
                                 halo_semaphore_t** out_semaphore) noexcept {
   sdk::Host host = device->host;
-  if (out_semaphore == nullptr) {
-    return host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                 "out_semaphore is NULL");
-  }
-  *out_semaphore = nullptr;
-  if (initial_value > HALO_SEMAPHORE_MAX_VALUE) {
-    return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                            "initial semaphore value %llu is above "
-                            "HALO_SEMAPHORE_MAX_VALUE",
-                            static_cast<ull>(initial_value));
-  }
   return sdk::guard(host, [&]() -> halo_status_t {
     Semaphore* semaphore = host.make<Semaphore>(device, initial_value);
     halo_status_t status =
@@ -189,9 +122,20 @@ halo_status_t Semaphore::create(Device* device, uint64_t initial_value,
   });
 }
 
+void Semaphore::destroy(Semaphore* semaphore) noexcept {
+  Device* device = semaphore->device;
+  if (device->semaphore_keeper->retire(semaphore)) {
+    // The queue destroys the semaphore later, and before the device goes:
+    // the semaphore must not keep the device alive meanwhile.
+    device->release();
+    return;
+  }
+  sdk::Host host = semaphore->host;
+  host.destroy(semaphore);
+}
+
 bool Semaphore::is_vulkan(halo_semaphore_t* semaphore) noexcept {
-  return semaphore != nullptr &&
-         sdk::as_object(semaphore)->vtable == &kSemaphoreVtable.object;
+  return sdk::is_semaphore_of<Semaphore>(semaphore);
 }
 
 halo_status_t Semaphore::native_value(uint64_t* out_value) noexcept {
@@ -371,7 +315,7 @@ halo_status_t Semaphore::acquire_timepoint(
   // already reached runs the callback inline, as the contract asks.
   sync_shadow();
   HALO_SDK_RETURN_IF_ERROR(shadow.acquire(timepoint));
-  if (shadow.pending_timepoints() != 0) device->queue->watch(this);
+  if (shadow.pending_timepoints() != 0) device->semaphore_keeper->watch(this);
   return HALO_OK;
 }
 

@@ -61,9 +61,13 @@ struct Semaphore {
   ~Semaphore();
 
   // Creates a semaphore of |device| (retained). Returns a new reference in
-  // |out_semaphore| or the failed call's status.
+  // |out_semaphore| (libhalo has checked it and |initial_value|) or the
+  // failed call's status.
   static halo_status_t create(Device* device, uint64_t initial_value,
                               halo_semaphore_t** out_semaphore) noexcept;
+  // The vtable's destroy: the device's queue may keep the semaphore a while
+  // (SemaphoreKeeper::retire).
+  static void destroy(Semaphore* semaphore) noexcept;
 
   // Returns true when |semaphore| (any plugin's) is a vulkan semaphore.
   static bool is_vulkan(halo_semaphore_t* semaphore) noexcept;
