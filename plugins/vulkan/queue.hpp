@@ -75,7 +75,7 @@ class Queue final : public SemaphoreKeeper {
   ~Queue();
 
  private:
-  // queue.cpp: submission.
+  // queue.cpp: queue_execute's checks.
   halo_status_t check_values(const halo_queue_execute_info_t& info) noexcept;
   // Checks and acquires every command buffer of |info|, or none.
   halo_status_t acquire_command_buffers(
@@ -83,6 +83,8 @@ class Queue final : public SemaphoreKeeper {
   // Gives back the first |count| acquisitions of a submit that failed.
   void release_unsubmitted(const halo_queue_execute_info_t& info,
                            size_t count) noexcept;
+
+  // hand_off.cpp: the way to the GPU.
   void classify(Submission* submission) noexcept;
   void process_ready(Submission* submission) noexcept;
   // With schedule_mutex_ held: takes |submission| off the deferred list and
@@ -91,8 +93,17 @@ class Queue final : public SemaphoreKeeper {
   bool try_hand_off(Submission* submission) noexcept;
   halo_status_t hand_off(Submission* submission) noexcept;
   void unlink_deferred(Submission* submission) noexcept;
-  void finish(Submission* submission) noexcept;
+  void drain_ready() noexcept;
+  void reevaluate() noexcept;
+
+  // completion.cpp: what the GPU finished.
+  void collect_completed() noexcept;
   void complete(Submission* submission) noexcept;
+  void finish(Submission* submission) noexcept;
+  bool release_finished() noexcept;
+
+  // watched_semaphores.cpp.
+  void refresh_watched() noexcept;
 
   // retirement.cpp: the stack of retired semaphores. destroy_retired
   // destroys those whose last native wait is below |completed| (all of
@@ -101,16 +112,11 @@ class Queue final : public SemaphoreKeeper {
   void push_retired(Semaphore* semaphore) noexcept;
   void destroy_retired(uint64_t completed) noexcept;
 
-  // notifier.cpp: the notification thread.
+  // notification_thread.cpp.
   void run() noexcept;
   // One pass of the loop; false when the thread should end.
   bool iterate() noexcept;
   bool iterate_in_driver() noexcept;
-  void drain_ready() noexcept;
-  void reevaluate() noexcept;
-  void collect_completed() noexcept;
-  void refresh_watched() noexcept;
-  bool release_finished() noexcept;
   void sleep(uint64_t wake_value) noexcept;
   void sleep_sliced(uint64_t wake_value) noexcept;
   // vkWaitSemaphores(ANY) over |count| pairs; logs a failure.

@@ -1,0 +1,112 @@
+// The queue's completions: submissions the GPU finished, in hand-off
+// order, are completed (host signals, failure propagation), let go of what
+// they hold, and are destroyed in the notification thread's release pass.
+#include "device.hpp"
+#include "exit_guard.hpp"
+#include "queue.hpp"
+#include "semaphore.hpp"
+#include "submission.hpp"
+#include "vk_status.hpp"
+
+namespace halo::vk {
+
+// The notification thread's queue, and whether it was destroyed under it
+// (queue.cpp).
+extern thread_local Queue* t_notifier_queue;
+extern thread_local bool t_notifier_queue_destroyed;
+
+void Queue::collect_completed() noexcept {
+  uint64_t done = 0;
+  VkResult result = device_->vkd.vkGetSemaphoreCounterValue(
+      device_->device, completion_, &done);
+  if (result != VK_SUCCESS) {
+    host_.log(HALO_LOG_LEVEL_ERROR,
+              "queue: vkGetSemaphoreCounterValue failed: %s (%d)",
+              result_name(result), static_cast<int>(result));
+    return;
+  }
+  Submission* head = nullptr;
+  Submission** tail = &head;
+  {
+    std::lock_guard<std::mutex> lock(schedule_mutex_);
+    while (in_flight_head_ != nullptr &&
+           in_flight_head_->completion_value <= done) {
+      *tail = in_flight_head_;
+      tail = &in_flight_head_->next_in_flight;
+      in_flight_head_ = in_flight_head_->next_in_flight;
+    }
+    *tail = nullptr;
+    if (in_flight_head_ == nullptr) in_flight_tail_ = nullptr;
+  }
+  // Before the completed submissions let go of anything (so before a
+  // wait_idle that waits for them can return): a completion proves the
+  // driver done with the waits of every submission before it.
+  completed_.store(done, std::memory_order_seq_cst);
+  destroy_retired(done);
+  while (head != nullptr) {
+    Submission* next = head->next_in_flight;
+    complete(head);
+    head = next;
+  }
+}
+
+void Queue::complete(Submission* submission) noexcept {
+  // A wait the GPU satisfied may have failed on the host meanwhile: the
+  // work ran, but its signals carry the failure on (DESIGN.md §5).
+  for (size_t i = 0; i < submission->wait_count(); ++i) {
+    const sdk::Submission::Wait& wait = submission->wait(i);
+    if (device_->owns(wait.semaphore) &&
+        Semaphore::cast(wait.semaphore)->failed()) {
+      submission->record_failure(
+          Semaphore::cast(wait.semaphore)->shadow.clone_failure());
+      break;
+    }
+  }
+  // Signals the ones the GPU did not, or fails them all.
+  submission->complete();
+  finish(submission);
+}
+
+void Queue::finish(Submission* submission) noexcept {
+  // Let go of the semaphores and command buffers before wait_idle can
+  // return, so that afterwards only the device is still held.
+  submission->release_resources();
+  in_flight_.untrack(submission);
+  if (t_notifier_queue == this) {
+    // The device reference goes in the release pass (see release_finished).
+    submission->next_finished = finished_head_;
+    finished_head_ = submission;
+  } else {
+    Submission::destroy(submission);  // The caller holds the device too.
+  }
+}
+
+bool Queue::release_finished() noexcept {
+  if (finished_head_ == nullptr && dropped_head_ == nullptr) return false;
+  // While the process exits, leave everything to its end (exit_guard.hpp),
+  // still linked from the queue, which the parked thread keeps reachable.
+  if (!begin_driver_use()) return true;
+  Submission* finished = finished_head_;
+  Semaphore* dropped = dropped_head_;
+  finished_head_ = nullptr;
+  dropped_head_ = nullptr;
+  Device* device = device_;
+  // Our own reference, dropped last: only that release can destroy the
+  // device (and this queue).
+  device->retain();
+  while (finished != nullptr) {
+    Submission* next = finished->next_finished;
+    Submission::destroy(finished);
+    finished = next;
+  }
+  while (dropped != nullptr) {
+    Semaphore* next = dropped->next_dropped;
+    dropped->host.release(&dropped->header);
+    dropped = next;
+  }
+  device->release();
+  end_driver_use();
+  return t_notifier_queue_destroyed;
+}
+
+}  // namespace halo::vk
