@@ -73,7 +73,7 @@ halo_semaphore_compatibility_t semaphore_compatibility(
   // Every cpu semaphore lives in host memory, so any cpu device can wait on
   // and signal any of them directly; foreign ones go through timepoints and
   // their own signal entry on the host.
-  if (Semaphore::is_cpu_semaphore(semaphore)) {
+  if (Semaphore::is(semaphore)) {
     return HALO_SEMAPHORE_COMPATIBILITY_ALL;
   }
   return HALO_SEMAPHORE_COMPATIBILITY_HOST_WAIT |
