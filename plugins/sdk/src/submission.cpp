@@ -99,17 +99,19 @@ Submission::~Submission() {
   release_resources();
   for (size_t i = 0; i < wait_count_; ++i) waits_[i].~Wait();
   host_.free(failure_.load(std::memory_order_acquire));
-  // Possibly the device's last reference: a queue's worker may be the
-  // caller (see CompletionWorker).
-  if (device_ != nullptr) host_.release(as_object(device_));
 }
 
 void Submission::destroy(Submission* submission) noexcept {
   if (submission == nullptr) return;
   Host host = submission->host_;
   void* allocation = submission->allocation_;
+  halo_device_t* device = submission->device_;
   submission->~Submission();
   host.deallocate(allocation);
+  // Last, once nothing of the submission is left: possibly the device's
+  // last reference, which destroys its queue (a queue's worker may be the
+  // caller; see CompletionWorker).
+  if (device != nullptr) host.release(as_object(device));
 }
 
 void Submission::reset_waits() noexcept {

@@ -192,6 +192,9 @@ class Submission {
   halo_command_buffer_t* command_buffer(size_t index) const noexcept {
     return command_buffers_[index];
   }
+  halo_command_buffer_t* const* command_buffers() const noexcept {
+    return command_buffers_;
+  }
 
   // Queue bookkeeping: InFlightTracker's list and CompletionWorker's FIFO.
   uint64_t sequence = 0;
@@ -284,8 +287,10 @@ T* Submission::create(Host host, halo_device_t* device,
       return ::new (memory) T(init, std::forward<Args>(arguments)...);
     }
   } catch (...) {
-    // The base, if constructed, has already released what it retained.
+    // The base (constructed first, and noexcept) has released what it
+    // retained but the device, which destroy would release last.
     host.deallocate(memory);
+    if (device != nullptr) host.release(as_object(device));
     throw;
   }
 }
