@@ -10,6 +10,7 @@
 #include "halo/sdk/c/queue.h"
 #include "halo/sdk/c/semaphore.h"
 #include "testing/fake_host.hpp"
+#include "testing/leak_checked_test.hpp"
 
 namespace halo::sdk {
 namespace {
@@ -92,6 +93,16 @@ struct Hooks {
   }
 };
 
+// A device with a queue whose hooks are |hooks|.
+FakeDevice* make_device_with_queue(Hooks* hooks) {
+  FakeDevice* device = make_device();
+  halo_sdk_queue_hooks_t table = hooks->table();
+  EXPECT_EQ(halo_sdk_queue_create(fake_host_interface(), &table,
+                                  &device->queue),
+            nullptr);
+  return device;
+}
+
 halo_queue_execute_info_t execute_info(halo_semaphore_t** waits,
                                        uint64_t* wait_values, size_t waits_n,
                                        halo_semaphore_t** signals,
@@ -109,21 +120,7 @@ halo_queue_execute_info_t execute_info(halo_semaphore_t** waits,
   return info;
 }
 
-class CInterfaceTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    statuses_ = testing::live_statuses();
-    allocations_ = testing::live_allocations();
-  }
-  void TearDown() override {
-    EXPECT_EQ(testing::live_statuses(), statuses_);
-    EXPECT_EQ(testing::live_allocations(), allocations_);
-  }
-
- private:
-  long statuses_ = 0;
-  long allocations_ = 0;
-};
+using CInterfaceTest = testing::LeakCheckedTest;
 
 TEST_F(CInterfaceTest, SemaphoreIsACompleteTimeline) {
   FakeDevice* device = make_device();
@@ -154,12 +151,8 @@ TEST_F(CInterfaceTest, SemaphoreIsACompleteTimeline) {
 }
 
 TEST_F(CInterfaceTest, QueueSubmitsOnceTheWaitsAreReachedThenSignals) {
-  FakeDevice* device = make_device();
   Hooks hooks;
-  halo_sdk_queue_hooks_t table = hooks.table();
-  ASSERT_EQ(halo_sdk_queue_create(fake_host_interface(), &table,
-                                  &device->queue),
-            nullptr);
+  FakeDevice* device = make_device_with_queue(&hooks);
   halo_semaphore_t* wait = make_semaphore(device, 0);
   halo_semaphore_t* signal = make_semaphore(device, 0);
   uint64_t one = 1;
@@ -185,15 +178,11 @@ TEST_F(CInterfaceTest, QueueSubmitsOnceTheWaitsAreReachedThenSignals) {
 }
 
 TEST_F(CInterfaceTest, FailedWorkFailsTheSignalsWithItsStatus) {
-  FakeDevice* device = make_device();
   Hooks hooks;
   hooks.make_failure = [] {
     return fake_host().make_status_text(HALO_STATUS_DATA_LOSS, "device lost");
   };
-  halo_sdk_queue_hooks_t table = hooks.table();
-  ASSERT_EQ(halo_sdk_queue_create(fake_host_interface(), &table,
-                                  &device->queue),
-            nullptr);
+  FakeDevice* device = make_device_with_queue(&hooks);
   halo_semaphore_t* signals[2] = {make_semaphore(device, 0),
                                   make_semaphore(device, 0)};
   uint64_t values[2] = {1, 2};
@@ -215,12 +204,8 @@ TEST_F(CInterfaceTest, FailedWorkFailsTheSignalsWithItsStatus) {
 }
 
 TEST_F(CInterfaceTest, AFailedWaitNeverReachesTheDevice) {
-  FakeDevice* device = make_device();
   Hooks hooks;
-  halo_sdk_queue_hooks_t table = hooks.table();
-  ASSERT_EQ(halo_sdk_queue_create(fake_host_interface(), &table,
-                                  &device->queue),
-            nullptr);
+  FakeDevice* device = make_device_with_queue(&hooks);
   halo_semaphore_t* wait = make_semaphore(device, 0);
   halo_semaphore_t* signal = make_semaphore(device, 0);
   uint64_t one = 1;
@@ -243,12 +228,8 @@ TEST_F(CInterfaceTest, AFailedWaitNeverReachesTheDevice) {
 }
 
 TEST_F(CInterfaceTest, CommandBuffersNeedAClaimHook) {
-  FakeDevice* device = make_device();
   Hooks hooks;
-  halo_sdk_queue_hooks_t table = hooks.table();
-  ASSERT_EQ(halo_sdk_queue_create(fake_host_interface(), &table,
-                                  &device->queue),
-            nullptr);
+  FakeDevice* device = make_device_with_queue(&hooks);
   halo_command_buffer_t* foreign =
       reinterpret_cast<halo_command_buffer_t*>(device);
   halo_queue_execute_info_t info = execute_info(nullptr, nullptr, 0, nullptr,
@@ -272,16 +253,12 @@ TEST_F(CInterfaceTest, CommandBuffersNeedAClaimHook) {
 }
 
 TEST_F(CInterfaceTest, TheLastSubmissionMayTakeTheDeviceAndQueueWithIt) {
-  auto* device = make_device();
-  std::promise<void> destroyed;
-  device->destroyed = &destroyed;
   Hooks hooks;
   std::promise<halo_sdk_submission_t*> held;
   hooks.held = &held;
-  halo_sdk_queue_hooks_t table = hooks.table();
-  ASSERT_EQ(halo_sdk_queue_create(fake_host_interface(), &table,
-                                  &device->queue),
-            nullptr);
+  FakeDevice* device = make_device_with_queue(&hooks);
+  std::promise<void> destroyed;
+  device->destroyed = &destroyed;
   halo_queue_execute_info_t info = execute_info(nullptr, nullptr, 0, nullptr,
                                                 nullptr, 0);
   ASSERT_EQ(halo_sdk_queue_execute(device->queue, device->handle(), &info),

@@ -14,6 +14,7 @@
 
 #include "halo/sdk/timeline.hpp"
 #include "testing/fake_host.hpp"
+#include "testing/leak_checked_test.hpp"
 
 namespace halo::sdk {
 namespace {
@@ -87,28 +88,14 @@ class Timelines final : public MultiWaitSemaphores {
   int cancelled_ = 0;
 };
 
-// Checks that every status and allocation the test made has been freed.
-class MultiWaitTest : public ::testing::Test {
+class MultiWaitTest : public testing::LeakCheckedTest {
  protected:
-  void SetUp() override {
-    statuses_ = testing::live_statuses();
-    allocations_ = testing::live_allocations();
-  }
-  void TearDown() override {
-    EXPECT_EQ(testing::live_statuses(), statuses_);
-    EXPECT_EQ(testing::live_allocations(), allocations_);
-  }
-
   // Waits with |mode| for value 1 on each of |timelines|, until |deadline|.
   static halo_status_t wait(halo_wait_mode_t mode, Timelines& timelines, size_t count,
                             halo_time_ns_t deadline) {
     const std::vector<uint64_t> values(count, 1);
     return wait_semaphores(fake_host(), mode, count, values.data(), deadline, timelines);
   }
-
- private:
-  long statuses_ = 0;
-  long allocations_ = 0;
 };
 
 TEST_F(MultiWaitTest, EmptyListIsMetAtOnce) {

@@ -15,6 +15,7 @@
 #include "halo/sdk/queue_signal.hpp"
 #include "halo/sdk/timeline.hpp"
 #include "testing/fake_host.hpp"
+#include "testing/leak_checked_test.hpp"
 
 namespace halo::sdk {
 namespace {
@@ -116,21 +117,7 @@ Recorder* make_recorder(const SemaphoreList& waits,
                                       SubmissionLists{waits, signals}, ready);
 }
 
-class SubmissionTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    statuses_ = testing::live_statuses();
-    allocations_ = testing::live_allocations();
-  }
-  void TearDown() override {
-    EXPECT_EQ(testing::live_statuses(), statuses_);
-    EXPECT_EQ(testing::live_allocations(), allocations_);
-  }
-
- private:
-  long statuses_ = 0;
-  long allocations_ = 0;
-};
+using SubmissionTest = testing::LeakCheckedTest;
 
 TEST_F(SubmissionTest, NoWaitsIsReadyInline) {
   std::atomic<int> ready{0};

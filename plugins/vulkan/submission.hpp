@@ -45,8 +45,6 @@ class Submission final : public sdk::Submission {
   // the device's queue.
   static void on_ready(sdk::Submission* submission) noexcept;
 
-  Device* vk_device() const noexcept { return device_; }
-
   // Native arrays for vkQueueSubmit, sized at creation so that the hand-off
   // allocates nothing.
   VkSemaphore* vk_wait_semaphores;

@@ -114,12 +114,6 @@ void Submission::destroy(Submission* submission) noexcept {
   if (device != nullptr) host.release(as_object(device));
 }
 
-void Submission::reset_waits() noexcept {
-  for (size_t i = 0; i < wait_count_; ++i) {
-    waits_[i].state.store(kHost, std::memory_order_relaxed);
-  }
-}
-
 bool Submission::settle(uint64_t remove, uint64_t add) noexcept {
   auto ready = [](uint64_t state) {
     return (state & kRegistering) == 0 &&

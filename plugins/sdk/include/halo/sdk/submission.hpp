@@ -138,8 +138,6 @@ class Submission {
   void set_native(size_t index) noexcept {
     waits_[index].state.store(kNative, std::memory_order_relaxed);
   }
-  // Sets every wait back to host-side (before register_waits).
-  void reset_waits() noexcept;
 
   // Registers a timepoint for every host-side wait. Returns true when the
   // submission is ready on return (every wait settled, or one failed):
