@@ -1,10 +1,11 @@
 // Builds of different ABI 1.x minors working together (DESIGN.md §2.3). This
 // one program is built twice (see CMakeLists.txt):
-//  - against today's headers and libhalo, loading the template plugin built
-//    against "future 1.1" headers, where every struct has one more member:
-//    the plugin's vtables and descriptor are larger than libhalo's sizeof;
+//  - against today's headers and libhalo, loading the seeded-bug plugin
+//    (tests/cts_catches, no bug seeded) built against "future 1.1" headers,
+//    where every struct has one more member: the plugin's vtables and
+//    descriptor are larger than libhalo's sizeof;
 //  - against the frozen ABI 1.0 headers, linked to a libhalo built against
-//    those future headers, loading the template plugin built against 1.0:
+//    those future headers, loading that plugin built against 1.0:
 //    the plugin's vtables and this program's argument structs are smaller
 //    than that libhalo's sizeof, and must still be taken as ABI 1.0's.
 // Every struct here is sized with this program's own headers, as an
@@ -164,7 +165,7 @@ TEST_F(MixedVersionsTest, MultiWaitAcrossDevices) {
   halo_device_release(other_device);
 }
 
-// The template plugin has no buffers or executables: libhalo must get as far
+// That plugin has no buffers or executables: libhalo must get as far
 // as asking it, so the caller's argument struct was accepted.
 TEST_F(MixedVersionsTest, ArgumentStructsReachThePlugin) {
   halo_buffer_params_t buffer_params = {};
@@ -187,7 +188,7 @@ TEST_F(MixedVersionsTest, ArgumentStructsReachThePlugin) {
 
 // Buffers, command buffers and executables as a plugin of this program's
 // version hands them over: vtables of this build's size, whose entries
-// answer fixed values. The template plugin makes none of these.
+// answer fixed values. That plugin makes none of these.
 namespace fake {
 
 constexpr uint64_t kBufferSize = 4096;

@@ -3,7 +3,8 @@
 #
 #   1. install the current halo build into a scratch prefix;
 #   2. configure examples/template_plugin as a project of its own against
-#      that prefix only (find_package(halo)), in a fresh folder, and build it;
+#      that prefix only (find_package(halo), halo::plugin_sdk), in a fresh
+#      folder, and build it; it must export only halo_plugin_query;
 #   3. run the installed halo-cts on the plugin it built; every case must
 #      pass or skip with a reason.
 #
@@ -24,8 +25,10 @@ mkdir -p "$scratch_dir"
 echo "== 1. cmake --install $build_dir --prefix $prefix"
 cmake --install "$build_dir" --prefix "$prefix" >"$scratch_dir/install.log" ||
   { cat "$scratch_dir/install.log"; exit 1; }
+# The template builds on the plugin SDK's C interface (halo::plugin_sdk).
 for needed in bin/halo-cts include/halo/plugin.h lib/cmake/halo/haloConfig.cmake \
-              lib/cmake/halo/HaloPlugin.cmake; do
+              lib/cmake/halo/HaloPlugin.cmake include/halo/sdk/c/plugin_query.h \
+              include/halo/sdk/c/semaphore.h include/halo/sdk/c/queue.h; do
   [[ -e $prefix/$needed ]] || { echo "the install lacks $needed" >&2; exit 1; }
 done
 libdir=$(dirname "$(find "$prefix" -name 'libhalo.so.*' -print -quit)")

@@ -1,8 +1,9 @@
-/* template_plugin.c: a complete, minimal halo driver plugin in one C11 file.
+/* seeded_bug_plugin.c: a self-contained C11 halo plugin into which halo's own tests seed
+ * bugs and header variants. It is not for vendors: their starting point is
+ * examples/template_plugin/ (a file per object, on the plugin SDK's C interface).
  *
- * Copy this file to start a driver. It compiles against halo's installed headers only
- * (see CMakeLists.txt), links nothing of halo, exports one symbol (halo_plugin_query)
- * and passes every halo-cts case its capabilities claim. It offers one driver with one
+ * The plugin needs nothing but halo's public headers (no plugin SDK), so it can be built
+ * against any copy of them, and every bug is one #if away. It offers one driver with one
  * device ("template device", type OTHER) and:
  *   - host-only timeline semaphores (a mutex and a condition variable each) following
  *     DESIGN.md §4: monotonic signal, sticky first-wins failure, absolute
@@ -11,15 +12,17 @@
  *   - one barrier-only queue (DESIGN.md §5): a submission waits through timepoints on
  *     semaphores of any plugin, then a worker thread signals (or fails) its signal
  *     semaphores. No buffers, command buffers or executables.
- * Simplicity beats speed: a real driver swaps in its native semaphore and hardware
- * queue and keeps the contracts. "VENDOR:" marks what a driver changes first.
+ * Built without any TEST HOOK define it passes every halo-cts case its capabilities
+ * claim. (It was the vendor template once, hence the TEMPLATE_ prefix of its defines
+ * and the "VENDOR:" notes left in it.)
  *
- * TEST HOOKS (a vendor may delete every block so marked): halo's tests build this file
- * with TEMPLATE_PLUGIN_NAME (must match the manifest's plugin.name),
- * TEMPLATE_ABI_VERSION (the version declared), TEMPLATE_DESCRIPTOR_EXTRA_BYTES (a
- * descriptor padded like a newer 1.x one), TEMPLATE_EXPECT_HEADER_ABI_MINOR (#error
- * unless the headers are that 1.x) and TEMPLATE_BREAK_* (one deliberate bug each, to
- * prove the CTS catches it). */
+ * TEST HOOKS, the defines its users set:
+ *   - tests/cts_catches: TEMPLATE_BREAK_* (one deliberate bug each, which halo-cts must
+ *     report as a FAIL, CRASH or TIMEOUT);
+ *   - tests/abi_compat: TEMPLATE_ABI_VERSION (the version declared),
+ *     TEMPLATE_DESCRIPTOR_EXTRA_BYTES (a descriptor padded like a newer 1.x one) and
+ *     TEMPLATE_EXPECT_HEADER_ABI_MINOR (#error unless the headers are that 1.x);
+ *   - both: TEMPLATE_PLUGIN_NAME (must match the manifest's plugin.name). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
