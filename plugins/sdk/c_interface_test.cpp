@@ -283,6 +283,14 @@ TEST_F(CInterfaceTest, PluginQueryAnswersOnlyAHostThatCanLoadThePlugin) {
   params.host = fake_host_interface();
   EXPECT_EQ(halo_sdk_plugin_query(&params, &descriptor), &descriptor);
   EXPECT_EQ(halo_sdk_plugin_query(nullptr, &descriptor), nullptr);
+  // A plugin of a newer minor loads in a host of its major (§2.3).
+  halo_plugin_descriptor_t newer_minor = descriptor;
+  newer_minor.abi_version = HALO_MAKE_VERSION(HALO_ABI_VERSION_MAJOR,
+                                              HALO_ABI_VERSION_MINOR + 1);
+  EXPECT_EQ(halo_sdk_plugin_query(&params, &newer_minor), &newer_minor);
+  halo_plugin_query_params_t short_params = params;
+  short_params.struct_size = 8;
+  EXPECT_EQ(halo_sdk_plugin_query(&short_params, &descriptor), nullptr);
   params.abi_version_min = HALO_MAKE_VERSION(HALO_ABI_VERSION_MAJOR + 1, 0);
   params.abi_version_max = params.abi_version_min;
   EXPECT_EQ(halo_sdk_plugin_query(&params, &descriptor), nullptr);

@@ -17,7 +17,12 @@ constexpr uint32_t kMinimumHostSize =
 const halo_plugin_descriptor_t* halo_sdk_plugin_query(
     const halo_plugin_query_params_t* params,
     const halo_plugin_descriptor_t* descriptor) {
-  if (params == nullptr || params->host == nullptr) return nullptr;
+  if (params == nullptr ||
+      params->struct_size < offsetof(halo_plugin_query_params_t, host) +
+                                sizeof(params->host) ||
+      params->host == nullptr) {
+    return nullptr;
+  }
   const halo_host_interface_t* host = params->host;
   halo::sdk::Host log_host(host);
   if (host->struct_size < kMinimumHostSize) {
@@ -28,8 +33,13 @@ const halo_plugin_descriptor_t* halo_sdk_plugin_query(
                  host->struct_size, descriptor->name, kMinimumHostSize);
     return nullptr;
   }
+  // Only the major must be in the host's range: a plugin of a newer minor
+  // loads in an older host of its major, which reads only the members it
+  // knows (DESIGN.md §2.3).
   const uint32_t version = descriptor->abi_version;
-  if (params->abi_version_min > version || params->abi_version_max < version) {
+  const uint32_t major = HALO_VERSION_MAJOR(version);
+  if (major < HALO_VERSION_MAJOR(params->abi_version_min) ||
+      major > HALO_VERSION_MAJOR(params->abi_version_max)) {
     log_host.log(HALO_LOG_LEVEL_ERROR,
                  "the %s plugin speaks ABI %u.%u; the host accepts %u.%u to "
                  "%u.%u",

@@ -15,7 +15,8 @@ extern "C" {
 #endif
 
 /* Returns |descriptor| when the host can load the plugin: its interface
- * covers ABI 1.0 and its ABI range includes the descriptor's version.
+ * covers ABI 1.0 and its ABI range includes the descriptor's major version
+ * (a newer minor loads in an older host of its major: DESIGN.md §2.3).
  * Otherwise logs why through the host (naming the descriptor's plugin) and
  * returns NULL. Makes the host the SDK's current host. */
 const halo_plugin_descriptor_t* halo_sdk_plugin_query(
