@@ -10,7 +10,7 @@ namespace halo::cpu {
 namespace {
 
 void destroy_buffer(halo_object_t* object) {
-  Buffer* buffer = reinterpret_cast<Buffer*>(object);
+  Buffer* buffer = sdk::object_cast<Buffer>(object);
   sdk::Host host = buffer->host;
   host.destroy(buffer);
 }
@@ -52,20 +52,22 @@ halo_status_t invalidate_range(halo_buffer_t* buffer, uint64_t offset,
   return check_range(buffer, "halo_buffer_invalidate_range", offset, length);
 }
 
-const halo_buffer_vtable_t kBufferVtable = {
-    {sizeof(halo_buffer_vtable_t), HALO_OBJECT_TYPE_BUFFER, &destroy_buffer},
-    &buffer_size,
-    &map_range,
-    &unmap_range,
-    &flush_range,
-    &invalidate_range,
-};
-
 }  // namespace
+
+const halo_buffer_vtable_t Buffer::kVtable = {
+    .object = {.struct_size = sizeof(halo_buffer_vtable_t),
+               .type = HALO_OBJECT_TYPE_BUFFER,
+               .destroy = &destroy_buffer},
+    .size = &buffer_size,
+    .map_range = &map_range,
+    .unmap_range = &unmap_range,
+    .flush_range = &flush_range,
+    .invalidate_range = &invalidate_range,
+};
 
 Buffer::Buffer(sdk::Host host, halo_device_t* device,
                const sdk::BufferFacts& facts, uint8_t* data) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kBufferVtable)),
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
       host(host),
       device(device),
       facts(facts),
@@ -119,13 +121,13 @@ halo_status_t Buffer::allocate(sdk::Host host, halo_device_t* device,
 halo_status_t Buffer::resolve(sdk::Host host, halo_buffer_t* buffer,
                               halo_device_t* device, const char* function,
                               const char* argument, Buffer** out) noexcept {
-  if (sdk::as_object(buffer)->vtable != &kBufferVtable.object) {
+  Buffer* self = from(buffer);
+  if (self == nullptr) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
                             "%s: %s is a buffer of another plugin; the cpu "
                             "device only uses its own buffers",
                             function, argument);
   }
-  Buffer* self = cast(buffer);
   if (self->device != device) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
                             "%s: %s belongs to another device", function,

@@ -10,6 +10,7 @@
 #include "halo/device.h"
 #include "halo/sdk/commands.hpp"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 
 namespace halo::cpu {
 
@@ -37,6 +38,9 @@ struct Buffer {
   // The memory (size facts.size), from the host allocator.
   uint8_t* data;
 
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_buffer_vtable_t kVtable;
+
   Buffer(sdk::Host host, halo_device_t* device, const sdk::BufferFacts& facts,
          uint8_t* data) noexcept;
   ~Buffer();
@@ -57,8 +61,12 @@ struct Buffer {
                                halo_device_t* device, const char* function,
                                const char* argument, Buffer** out) noexcept;
 
+  // Returns the cpu buffer behind |buffer|, or NULL for another plugin's.
+  static Buffer* from(halo_buffer_t* buffer) noexcept {
+    return sdk::object_from<Buffer>(buffer);
+  }
   static Buffer* cast(halo_buffer_t* buffer) noexcept {
-    return reinterpret_cast<Buffer*>(buffer);
+    return sdk::object_cast<Buffer>(buffer);
   }
   halo_buffer_t* handle() noexcept {
     return reinterpret_cast<halo_buffer_t*>(this);

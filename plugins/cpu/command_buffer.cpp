@@ -19,7 +19,7 @@ constexpr char kCopy[] = "halo_command_buffer_copy";
 constexpr char kDispatch[] = "halo_command_buffer_dispatch";
 
 void destroy_command_buffer(halo_object_t* object) {
-  auto* command_buffer = reinterpret_cast<CommandBuffer*>(object);
+  auto* command_buffer = sdk::object_cast<CommandBuffer>(object);
   sdk::Host host = command_buffer->host;
   host.destroy(command_buffer);
 }
@@ -215,18 +215,6 @@ halo_status_t dispatch(halo_command_buffer_t* command_buffer,
   });
 }
 
-const halo_command_buffer_vtable_t kCommandBufferVtable = {
-    {sizeof(halo_command_buffer_vtable_t), HALO_OBJECT_TYPE_COMMAND_BUFFER,
-     &destroy_command_buffer},
-    &begin,
-    &end,
-    &barrier,
-    &fill,
-    &update,
-    &copy,
-    &dispatch,
-};
-
 // Runs one command; the recorded arguments were checked at record time.
 struct CommandRunner {
   const CommandBuffer& command_buffer;
@@ -259,9 +247,22 @@ struct CommandRunner {
 
 }  // namespace
 
+const halo_command_buffer_vtable_t CommandBuffer::kVtable = {
+    .object = {.struct_size = sizeof(halo_command_buffer_vtable_t),
+               .type = HALO_OBJECT_TYPE_COMMAND_BUFFER,
+               .destroy = &destroy_command_buffer},
+    .begin = &begin,
+    .end = &end,
+    .barrier = &barrier,
+    .fill = &fill,
+    .update = &update,
+    .copy = &copy,
+    .dispatch = &dispatch,
+};
+
 CommandBuffer::CommandBuffer(sdk::Host host, halo_device_t* device,
                              halo_command_buffer_mode_t mode) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kCommandBufferVtable)),
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
       host(host),
       device(device),
       recording(mode),
@@ -297,22 +298,20 @@ halo_status_t acquire_command_buffers(
     halo_command_buffer_t* const* command_buffers) noexcept {
   static const char kFunction[] = "halo_device_queue_execute";
   for (size_t i = 0; i < count; ++i) {
-    halo_command_buffer_t* command_buffer = command_buffers[i];
+    CommandBuffer* command_buffer = CommandBuffer::from(command_buffers[i]);
     halo_status_t status = HALO_OK;
-    if (sdk::as_object(command_buffer)->vtable !=
-        &kCommandBufferVtable.object) {
+    if (command_buffer == nullptr) {
       status = host.make_status(HALO_STATUS_INVALID_ARGUMENT,
                                 "%s: info->command_buffers[%zu] is a command "
                                 "buffer of another plugin",
                                 kFunction, i);
-    } else if (CommandBuffer::cast(command_buffer)->device != device) {
+    } else if (command_buffer->device != device) {
       status = host.make_status(HALO_STATUS_INVALID_ARGUMENT,
                                 "%s: info->command_buffers[%zu] belongs to "
                                 "another device",
                                 kFunction, i);
     } else {
-      status = CommandBuffer::cast(command_buffer)
-                   ->recording.acquire_for_submit(host, i);
+      status = command_buffer->recording.acquire_for_submit(host, i);
     }
     if (status != HALO_OK) {
       release_unsubmitted(i, command_buffers);

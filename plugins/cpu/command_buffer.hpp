@@ -14,6 +14,7 @@
 #include "halo/device.h"
 #include "halo/sdk/commands.hpp"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 #include "worker_pool.hpp"
 
 namespace halo::cpu {
@@ -76,6 +77,9 @@ struct CommandBuffer {
   // Buffers and executables the commands name, one reference each.
   HostVector<halo_object_t*> retained;
 
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_command_buffer_vtable_t kVtable;
+
   CommandBuffer(sdk::Host host, halo_device_t* device,
                 halo_command_buffer_mode_t mode) noexcept;
   ~CommandBuffer();
@@ -90,8 +94,13 @@ struct CommandBuffer {
   // Runs the recorded commands in order; dispatches go to |pool|.
   void run(WorkerPool& pool) const noexcept;
 
+  // Returns the cpu command buffer behind |command_buffer|, or NULL for
+  // another plugin's.
+  static CommandBuffer* from(halo_command_buffer_t* command_buffer) noexcept {
+    return sdk::object_from<CommandBuffer>(command_buffer);
+  }
   static CommandBuffer* cast(halo_command_buffer_t* command_buffer) noexcept {
-    return reinterpret_cast<CommandBuffer*>(command_buffer);
+    return sdk::object_cast<CommandBuffer>(command_buffer);
   }
   halo_command_buffer_t* handle() noexcept {
     return reinterpret_cast<halo_command_buffer_t*>(this);

@@ -9,9 +9,9 @@
 #include "buffer.hpp"
 #include "command_buffer.hpp"
 #include "executable.hpp"
+#include "halo/sdk/versioned.hpp"
 #include "queue.hpp"
 #include "semaphore.hpp"
-#include "versioned.hpp"
 #include "worker_pool.hpp"
 
 namespace halo::cpu {
@@ -45,20 +45,23 @@ halo_device_capabilities_t describe_capabilities() {
 }
 
 void destroy_device(halo_object_t* object) {
-  Device* device = reinterpret_cast<Device*>(object);
+  Device* device = sdk::object_cast<Device>(object);
   sdk::Host host = device->host;
   host.destroy(device);
 }
 
 halo_status_t query_info(halo_device_t* device, halo_device_info_t* out_info) {
   Device* self = Device::cast(device);
-  return copy_versioned(self->host, self->info, out_info);
+  return sdk::copy_versioned(self->host, self->info, out_info,
+                             "halo_device_query_info", "out_info");
 }
 
 halo_status_t query_capabilities(halo_device_t* device,
                                  halo_device_capabilities_t* out_caps) {
   Device* self = Device::cast(device);
-  return copy_versioned(self->host, self->capabilities, out_caps);
+  return sdk::copy_versioned(self->host, self->capabilities, out_caps,
+                             "halo_device_query_capabilities",
+                             "out_capabilities");
 }
 
 halo_status_t create_semaphore(halo_device_t* device, uint64_t initial_value,
@@ -124,26 +127,28 @@ halo_status_t create_executable(halo_device_t* device,
                             out_executable);
 }
 
-const halo_device_vtable_t kDeviceVtable = {
-    {sizeof(halo_device_vtable_t), HALO_OBJECT_TYPE_DEVICE, &destroy_device},
-    &query_info,
-    &query_capabilities,
-    &create_semaphore,
-    &semaphore_compatibility,
-    &queue_execute,
-    &queue_flush,
-    &wait_semaphores,
-    &wait_idle,
-    &allocate_buffer,
-    &create_command_buffer,
-    &create_executable,
-};
-
 }  // namespace
+
+const halo_device_vtable_t Device::kVtable = {
+    .object = {.struct_size = sizeof(halo_device_vtable_t),
+               .type = HALO_OBJECT_TYPE_DEVICE,
+               .destroy = &destroy_device},
+    .query_info = &query_info,
+    .query_capabilities = &query_capabilities,
+    .create_semaphore = &create_semaphore,
+    .semaphore_compatibility = &semaphore_compatibility,
+    .queue_execute = &queue_execute,
+    .queue_flush = &queue_flush,
+    .wait_semaphores = &wait_semaphores,
+    .wait_idle = &wait_idle,
+    .allocate_buffer = &allocate_buffer,
+    .create_command_buffer = &create_command_buffer,
+    .create_executable = &create_executable,
+};
 
 Device::Device(sdk::Host host, halo_driver_t* driver,
                const halo_device_info_t& info) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kDeviceVtable)),
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
       host(host),
       driver(driver),
       info(info),

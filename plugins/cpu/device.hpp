@@ -6,6 +6,7 @@
 #include "halo/device.h"
 #include "halo/driver.h"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 
 namespace halo::cpu {
 
@@ -25,6 +26,9 @@ struct Device {
   WorkerPool* pool = nullptr;
   Queue* queue = nullptr;
 
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_device_vtable_t kVtable;
+
   Device(sdk::Host host, halo_driver_t* driver,
          const halo_device_info_t& info) noexcept;
   ~Device();
@@ -38,7 +42,7 @@ struct Device {
                               halo_device_t** out_device) noexcept;
 
   static Device* cast(halo_device_t* device) noexcept {
-    return reinterpret_cast<Device*>(device);
+    return sdk::object_cast<Device>(device);
   }
   halo_device_t* handle() noexcept {
     return reinterpret_cast<halo_device_t*>(this);

@@ -1,11 +1,11 @@
 // The cpu driver's vtable: info, device enumeration and device creation.
 #include "driver.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
 #include "device.hpp"
+#include "halo/sdk/versioned.hpp"
 
 namespace halo::cpu {
 namespace {
@@ -52,26 +52,16 @@ halo_device_info_t describe_device() {
 }
 
 void destroy_driver(halo_object_t* object) {
-  Driver* driver = reinterpret_cast<Driver*>(object);
+  Driver* driver = sdk::object_cast<Driver>(object);
   sdk::Host host = driver->host;
   host.destroy(driver);
 }
 
 halo_status_t query_info(halo_driver_t* driver, halo_driver_info_t* out_info) {
-  sdk::Host host = Driver::cast(driver)->host;
-  if (out_info == nullptr || out_info->struct_size < sizeof(uint32_t)) {
-    return host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                 "out_info is NULL or too small");
-  }
-  halo_driver_info_t info = {};
-  copy_text(info.name, "cpu");
-  copy_text(info.version, kVersion);
-  copy_text(info.description,
-            "Runs work on the host CPU; one worker thread per device queue");
-  uint32_t size = std::min<uint32_t>(out_info->struct_size, sizeof(info));
-  std::memcpy(out_info, &info, size);
-  out_info->struct_size = size;
-  return HALO_OK;
+  return sdk::copy_driver_info(
+      Driver::cast(driver)->host, "cpu", kVersion,
+      "Runs work on the host CPU; one worker thread per device queue",
+      out_info);
 }
 
 halo_status_t enumerate_devices(halo_driver_t* driver, size_t capacity,
@@ -79,19 +69,9 @@ halo_status_t enumerate_devices(halo_driver_t* driver, size_t capacity,
                                 halo_device_info_t* out_infos,
                                 size_t* out_count) {
   Driver* self = Driver::cast(driver);
-  if (out_count == nullptr) {
-    return self->host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                       "out_count is NULL");
-  }
-  *out_count = 1;
-  if (capacity == 0 || out_infos == nullptr) return HALO_OK;
-  if (info_stride < sizeof(uint32_t)) {
-    return self->host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                                  "info_stride %zu is too small", info_stride);
-  }
-  size_t size = std::min(info_stride, sizeof(halo_device_info_t));
-  std::memcpy(out_infos, &self->device_info, size);
-  out_infos->struct_size = static_cast<uint32_t>(size);
+  sdk::enumerate_device_infos(
+      1, [&](size_t) -> const halo_device_info_t& { return self->device_info; },
+      capacity, info_stride, out_infos, out_count);
   return HALO_OK;
 }
 
@@ -99,41 +79,35 @@ halo_status_t create_device(halo_driver_t* driver, halo_device_id_t device_id,
                             const halo_device_params_t*,
                             halo_device_t** out_device) {
   Driver* self = Driver::cast(driver);
-  if (out_device == nullptr) {
-    return self->host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                       "out_device is NULL");
-  }
-  *out_device = nullptr;
   if (device_id != kDeviceId) {
     return self->host.make_status(
-        HALO_STATUS_NOT_FOUND, "the cpu driver has no device with id %llu",
+        HALO_STATUS_NOT_FOUND,
+        "halo_driver_create_device: device_id %llu is not a device of the cpu "
+        "driver",
         static_cast<unsigned long long>(device_id));
   }
   return Device::create(self->host, driver, self->device_info, out_device);
 }
 
-const halo_driver_vtable_t kDriverVtable = {
-    {sizeof(halo_driver_vtable_t), HALO_OBJECT_TYPE_DRIVER, &destroy_driver},
-    &query_info,
-    &enumerate_devices,
-    &create_device,
-};
-
 }  // namespace
 
+const halo_driver_vtable_t Driver::kVtable = {
+    .object = {.struct_size = sizeof(halo_driver_vtable_t),
+               .type = HALO_OBJECT_TYPE_DRIVER,
+               .destroy = &destroy_driver},
+    .query_info = &query_info,
+    .enumerate_devices = &enumerate_devices,
+    .create_device = &create_device,
+};
+
 Driver::Driver(sdk::Host host, const halo_device_info_t& device_info) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kDriverVtable)),
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
       host(host),
       device_info(device_info) {}
 
 halo_status_t Driver::create(const halo_host_interface_t* host_interface,
                              halo_driver_t** out_driver) noexcept {
   sdk::Host host(host_interface);
-  if (out_driver == nullptr) {
-    return host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                 "out_driver is NULL");
-  }
-  *out_driver = nullptr;
   return sdk::guard(host, [&] {
     *out_driver = host.make<Driver>(host, describe_device())->handle();
   });

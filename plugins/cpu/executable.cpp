@@ -7,7 +7,7 @@
 #include <new>
 
 #include "halo/sdk/commands.hpp"
-#include "versioned.hpp"
+#include "halo/sdk/versioned.hpp"
 
 namespace halo::cpu {
 namespace {
@@ -15,7 +15,7 @@ namespace {
 constexpr char kCreate[] = "halo_executable_create";
 
 void destroy_executable(halo_object_t* object) {
-  Executable* executable = reinterpret_cast<Executable*>(object);
+  Executable* executable = sdk::object_cast<Executable>(object);
   sdk::Host host = executable->host;
   host.destroy(executable);
 }
@@ -35,8 +35,9 @@ halo_status_t query_entry_point(halo_executable_t* executable,
         "executable's %u entry points",
         ordinal, self->entry_point_count);
   }
-  return copy_versioned(self->host,
-                        self->entry_points[ordinal].describe(), out_info);
+  return sdk::copy_versioned(self->host,
+                             self->entry_points[ordinal].describe(), out_info,
+                             "halo_executable_query_entry_point", "out_info");
 }
 
 halo_status_t lookup_entry_point(halo_executable_t* executable,
@@ -49,18 +50,10 @@ halo_status_t lookup_entry_point(halo_executable_t* executable,
     }
   }
   return self->host.make_status(HALO_STATUS_NOT_FOUND,
-                                "halo_executable_lookup_entry_point: the "
-                                "executable has no entry point named '%.128s'",
+                                "halo_executable_lookup_entry_point: name "
+                                "'%.128s' is no entry point of the executable",
                                 name);
 }
-
-const halo_executable_vtable_t kExecutableVtable = {
-    {sizeof(halo_executable_vtable_t), HALO_OBJECT_TYPE_EXECUTABLE,
-     &destroy_executable},
-    &entry_point_count,
-    &query_entry_point,
-    &lookup_entry_point,
-};
 
 // Returns INVALID_ARGUMENT when two entry points share a name or a
 // function: a name must select one entry point, and one function cannot
@@ -71,14 +64,15 @@ halo_status_t check_unique(sdk::Host host, const EntryPoint* entry_points,
     for (uint32_t j = i + 1; j < count; ++j) {
       if (std::strcmp(entry_points[i].name(), entry_points[j].name()) == 0) {
         return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                                "%s: cpu-so kernel table entries %u and %u "
-                                "are both named '%s'",
+                                "%s: params->data has cpu-so kernel table "
+                                "entries %u and %u both named '%s'",
                                 kCreate, i, j, entry_points[i].name());
       }
       if (entry_points[i].function() == entry_points[j].function()) {
         return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                                "%s: cpu-so kernel table entries %u ('%s') "
-                                "and %u ('%s') name the same function",
+                                "%s: params->data has cpu-so kernel table "
+                                "entries %u ('%s') and %u ('%s') that name "
+                                "the same function",
                                 kCreate, i, entry_points[i].name(), j,
                                 entry_points[j].name());
       }
@@ -89,8 +83,17 @@ halo_status_t check_unique(sdk::Host host, const EntryPoint* entry_points,
 
 }  // namespace
 
+const halo_executable_vtable_t Executable::kVtable = {
+    .object = {.struct_size = sizeof(halo_executable_vtable_t),
+               .type = HALO_OBJECT_TYPE_EXECUTABLE,
+               .destroy = &destroy_executable},
+    .entry_point_count = &cpu::entry_point_count,
+    .query_entry_point = &query_entry_point,
+    .lookup_entry_point = &lookup_entry_point,
+};
+
 Executable::Executable(sdk::Host host, halo_device_t* device) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kExecutableVtable)),
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
       host(host),
       device(device) {
   host.retain(sdk::as_object(device));
@@ -113,20 +116,22 @@ halo_status_t Executable::load_table(const halo_executable_params_t& params) {
       library.symbol(HALO_CPU_KERNEL_TABLE_SYMBOL));
   if (table == nullptr) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                            "%s: the cpu-so shared object does not export "
-                            "'%s' (define it with HALO_CPU_KERNEL_TABLE)",
+                            "%s: params->data (a cpu-so shared object) does "
+                            "not export '%s' (define it with "
+                            "HALO_CPU_KERNEL_TABLE)",
                             kCreate, HALO_CPU_KERNEL_TABLE_SYMBOL);
   }
   if (table->abi_version != HALO_CPU_KERNEL_ABI_VERSION) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                            "%s: the cpu-so kernel table has abi_version %u; "
-                            "the cpu device reads version %u",
+                            "%s: params->data has a cpu-so kernel table of "
+                            "abi_version %u; the cpu device reads version %u",
                             kCreate, table->abi_version,
                             HALO_CPU_KERNEL_ABI_VERSION);
   }
   if (table->entry_point_count == 0 || table->entry_points == nullptr) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                            "%s: the cpu-so kernel table has no entry points",
+                            "%s: params->data has a cpu-so kernel table with "
+                            "no entry points",
                             kCreate);
   }
   uint32_t count = table->entry_point_count;
@@ -179,13 +184,13 @@ halo_status_t Executable::resolve(sdk::Host host,
                                   halo_device_t* device, const char* function,
                                   const char* argument,
                                   Executable** out) noexcept {
-  if (sdk::as_object(executable)->vtable != &kExecutableVtable.object) {
+  Executable* self = from(executable);
+  if (self == nullptr) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
                             "%s: %s is an executable of another plugin; the "
                             "cpu device only runs its own executables",
                             function, argument);
   }
-  Executable* self = cast(executable);
   if (self->device != device) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
                             "%s: %s belongs to another device", function,

@@ -9,6 +9,7 @@
 #include "halo/device.h"
 #include "halo/executable.h"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 #include "kernel_library.hpp"
 
 namespace halo::cpu {
@@ -27,6 +28,9 @@ struct Executable {
   // entry_point_count prepared entry points, from the host allocator.
   EntryPoint* entry_points = nullptr;
   uint32_t entry_point_count = 0;
+
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_executable_vtable_t kVtable;
 
   Executable(sdk::Host host, halo_device_t* device) noexcept;
   ~Executable();
@@ -53,8 +57,13 @@ struct Executable {
                                const char* argument,
                                Executable** out) noexcept;
 
+  // Returns the cpu executable behind |executable|, or NULL for another
+  // plugin's.
+  static Executable* from(halo_executable_t* executable) noexcept {
+    return sdk::object_from<Executable>(executable);
+  }
   static Executable* cast(halo_executable_t* executable) noexcept {
-    return reinterpret_cast<Executable*>(executable);
+    return sdk::object_cast<Executable>(executable);
   }
   halo_executable_t* handle() noexcept {
     return reinterpret_cast<halo_executable_t*>(this);

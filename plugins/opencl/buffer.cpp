@@ -11,7 +11,7 @@ namespace {
 using ull = unsigned long long;
 
 void destroy_buffer(halo_object_t* object) {
-  Buffer* buffer = reinterpret_cast<Buffer*>(object);
+  Buffer* buffer = sdk::object_cast<Buffer>(object);
   sdk::Host host = buffer->host;
   host.destroy(buffer);
 }
@@ -55,19 +55,21 @@ halo_status_t invalidate_range(halo_buffer_t* buffer, uint64_t offset,
                           length);
 }
 
-const halo_buffer_vtable_t kBufferVtable = {
-    {sizeof(halo_buffer_vtable_t), HALO_OBJECT_TYPE_BUFFER, &destroy_buffer},
-    &size,
-    &map_range,
-    &unmap_range,
-    &flush_range,
-    &invalidate_range,
-};
-
 }  // namespace
 
+const halo_buffer_vtable_t Buffer::kVtable = {
+    .object = {.struct_size = sizeof(halo_buffer_vtable_t),
+               .type = HALO_OBJECT_TYPE_BUFFER,
+               .destroy = &destroy_buffer},
+    .size = &size,
+    .map_range = &map_range,
+    .unmap_range = &unmap_range,
+    .flush_range = &flush_range,
+    .invalidate_range = &invalidate_range,
+};
+
 Buffer::Buffer(Device* device, const sdk::BufferFacts& facts) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kBufferVtable)),
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
       host(device->host),
       api(device->api),
       device(device),
@@ -162,14 +164,6 @@ halo_status_t Buffer::create(Device* device, const halo_buffer_params_t& params,
   });
 }
 
-Buffer* Buffer::from(halo_buffer_t* buffer) noexcept {
-  if (buffer == nullptr ||
-      sdk::as_object(buffer)->vtable != &kBufferVtable.object) {
-    return nullptr;
-  }
-  return cast(buffer);
-}
-
 halo_status_t Buffer::map(uint64_t offset, uint64_t length,
                           void** out) noexcept {
   HALO_SDK_RETURN_IF_ERROR(sdk::check_map(host, facts, offset, &length));
@@ -228,8 +222,10 @@ halo_status_t Buffer::unmap(uint64_t offset, uint64_t length) noexcept {
     return host.annotate(unmap_pointer(pointer), kFunction);
   }
   return host.make_status(HALO_STATUS_FAILED_PRECONDITION,
-                          "%s: range [%llu, +%llu) is not mapped", kFunction,
-                          static_cast<ull>(offset), static_cast<ull>(length));
+                          "%s: offset %llu and length %llu name no mapped "
+                          "range of the buffer",
+                          kFunction, static_cast<ull>(offset),
+                          static_cast<ull>(length));
 }
 
 }  // namespace halo::cl

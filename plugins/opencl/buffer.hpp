@@ -11,6 +11,7 @@
 #include "halo/buffer.h"
 #include "halo/sdk/commands.hpp"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 
 namespace halo::cl {
 
@@ -25,6 +26,9 @@ struct Buffer {
   cl_mem memory = nullptr;
   sdk::BufferFacts facts;
 
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_buffer_vtable_t kVtable;
+
   Buffer(Device* device, const sdk::BufferFacts& facts) noexcept;
   ~Buffer();
 
@@ -35,10 +39,11 @@ struct Buffer {
                               halo_buffer_t** out_buffer) noexcept;
 
   // Returns the buffer when |buffer| is an opencl buffer, else NULL.
-  static Buffer* from(halo_buffer_t* buffer) noexcept;
-
+  static Buffer* from(halo_buffer_t* buffer) noexcept {
+    return sdk::object_from<Buffer>(buffer);
+  }
   static Buffer* cast(halo_buffer_t* buffer) noexcept {
-    return reinterpret_cast<Buffer*>(buffer);
+    return sdk::object_cast<Buffer>(buffer);
   }
   halo_buffer_t* handle() noexcept {
     return reinterpret_cast<halo_buffer_t*>(this);

@@ -112,9 +112,8 @@ halo_status_code_t status_code_for(cl_int code) noexcept {
   }
 }
 
-halo_status_t cl_status(sdk::Host host, const char* call,
-                        cl_int code) noexcept {
-  if (code == CL_SUCCESS) return HALO_OK;
+halo_status_t cl_failure(sdk::Host host, const char* call,
+                         cl_int code) noexcept {
   return host.make_status(status_code_for(code), "%s failed: %s (%d)", call,
                           error_name(code), static_cast<int>(code));
 }

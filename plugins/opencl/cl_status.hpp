@@ -4,8 +4,8 @@
 #define HALO_OPENCL_CL_STATUS_HPP_
 
 #include "cl_library.hpp"
-#include "halo/sdk/commands.hpp"  // HALO_SDK_RETURN_IF_ERROR
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/status.hpp"
 
 namespace halo::cl {
 
@@ -21,19 +21,22 @@ const char* error_name(cl_int code) noexcept;
 halo_status_code_t status_code_for(cl_int code) noexcept;
 
 // Returns a new status "|call| failed: NAME (code)" with status_code_for's
-// code, or OK when |code| is CL_SUCCESS.
-halo_status_t cl_status(sdk::Host host, const char* call,
-                        cl_int code) noexcept;
+// code for a failed |code| (not CL_SUCCESS).
+halo_status_t cl_failure(sdk::Host host, const char* call,
+                         cl_int code) noexcept;
+
+// Returns OK when |code| is CL_SUCCESS, else cl_failure's status.
+inline halo_status_t cl_status(sdk::Host host, const char* call,
+                               cl_int code) noexcept {
+  if (code == CL_SUCCESS) [[likely]] return HALO_OK;
+  return cl_failure(host, call, code);
+}
 
 }  // namespace halo::cl
 
 // Returns a status from the enclosing function when the OpenCL call
 // |expression| (returning cl_int) fails; |call| names it in the message.
-#define HALO_CL_RETURN_IF_ERROR(host, call, expression)                     \
-  do {                                                                      \
-    cl_int halo_cl_code_ = (expression);                                    \
-    if (halo_cl_code_ != CL_SUCCESS)                                        \
-      return ::halo::cl::cl_status((host), (call), halo_cl_code_);          \
-  } while (0)
+#define HALO_CL_RETURN_IF_ERROR(host, call, expression) \
+  HALO_SDK_RETURN_IF_ERROR(::halo::cl::cl_status((host), (call), (expression)))
 
 #endif  // HALO_OPENCL_CL_STATUS_HPP_

@@ -12,28 +12,24 @@
 namespace halo::cl {
 namespace {
 
-CommandBuffer* self_of(halo_command_buffer_t* command_buffer) {
-  return CommandBuffer::cast(command_buffer);
-}
-
 void destroy_command_buffer(halo_object_t* object) {
-  CommandBuffer* command_buffer = reinterpret_cast<CommandBuffer*>(object);
+  CommandBuffer* command_buffer = sdk::object_cast<CommandBuffer>(object);
   sdk::Host host = command_buffer->host;
   host.destroy(command_buffer);
 }
 
 halo_status_t begin(halo_command_buffer_t* command_buffer) {
-  CommandBuffer* self = self_of(command_buffer);
+  CommandBuffer* self = CommandBuffer::cast(command_buffer);
   return self->recording.begin(self->host);
 }
 
 halo_status_t end(halo_command_buffer_t* command_buffer) {
-  CommandBuffer* self = self_of(command_buffer);
+  CommandBuffer* self = CommandBuffer::cast(command_buffer);
   return self->recording.end(self->host);
 }
 
 halo_status_t barrier(halo_command_buffer_t* command_buffer) {
-  CommandBuffer* self = self_of(command_buffer);
+  CommandBuffer* self = CommandBuffer::cast(command_buffer);
   HALO_SDK_RETURN_IF_ERROR(
       self->recording.check_recording(self->host, "halo_command_buffer_barrier"));
   // Leading and repeated barriers order nothing.
@@ -48,7 +44,7 @@ halo_status_t fill(halo_command_buffer_t* command_buffer, halo_buffer_t* target,
                    uint64_t offset, uint64_t length, const void* pattern,
                    size_t pattern_length) {
   static const char kFunction[] = "halo_command_buffer_fill";
-  CommandBuffer* self = self_of(command_buffer);
+  CommandBuffer* self = CommandBuffer::cast(command_buffer);
   HALO_SDK_RETURN_IF_ERROR(self->recording.check_recording(self->host, kFunction));
   Buffer* buffer = nullptr;
   HALO_SDK_RETURN_IF_ERROR(self->own_buffer(target, kFunction, "target", &buffer));
@@ -70,7 +66,7 @@ halo_status_t fill(halo_command_buffer_t* command_buffer, halo_buffer_t* target,
 halo_status_t update(halo_command_buffer_t* command_buffer, const void* source,
                      halo_buffer_t* target, uint64_t offset, uint64_t length) {
   static const char kFunction[] = "halo_command_buffer_update";
-  CommandBuffer* self = self_of(command_buffer);
+  CommandBuffer* self = CommandBuffer::cast(command_buffer);
   HALO_SDK_RETURN_IF_ERROR(self->recording.check_recording(self->host, kFunction));
   Buffer* buffer = nullptr;
   HALO_SDK_RETURN_IF_ERROR(self->own_buffer(target, kFunction, "target", &buffer));
@@ -101,7 +97,7 @@ halo_status_t copy(halo_command_buffer_t* command_buffer, halo_buffer_t* source,
                    uint64_t source_offset, halo_buffer_t* target,
                    uint64_t target_offset, uint64_t length) {
   static const char kFunction[] = "halo_command_buffer_copy";
-  CommandBuffer* self = self_of(command_buffer);
+  CommandBuffer* self = CommandBuffer::cast(command_buffer);
   HALO_SDK_RETURN_IF_ERROR(self->recording.check_recording(self->host, kFunction));
   Buffer* from = nullptr;
   Buffer* to = nullptr;
@@ -125,25 +121,26 @@ halo_status_t copy(halo_command_buffer_t* command_buffer, halo_buffer_t* source,
 
 halo_status_t dispatch(halo_command_buffer_t* command_buffer,
                        const halo_dispatch_params_t* params) {
-  return self_of(command_buffer)->record_dispatch(*params);
+  return CommandBuffer::cast(command_buffer)->record_dispatch(*params);
 }
-
-const halo_command_buffer_vtable_t kCommandBufferVtable = {
-    {sizeof(halo_command_buffer_vtable_t), HALO_OBJECT_TYPE_COMMAND_BUFFER,
-     &destroy_command_buffer},
-    &begin,
-    &end,
-    &barrier,
-    &fill,
-    &update,
-    &copy,
-    &dispatch,
-};
 
 }  // namespace
 
+const halo_command_buffer_vtable_t CommandBuffer::kVtable = {
+    .object = {.struct_size = sizeof(halo_command_buffer_vtable_t),
+               .type = HALO_OBJECT_TYPE_COMMAND_BUFFER,
+               .destroy = &destroy_command_buffer},
+    .begin = &begin,
+    .end = &end,
+    .barrier = &barrier,
+    .fill = &fill,
+    .update = &update,
+    .copy = &copy,
+    .dispatch = &dispatch,
+};
+
 CommandBuffer::CommandBuffer(Device* device, halo_command_buffer_mode_t mode)
-    : header(HALO_OBJECT_HEADER_INIT(&kCommandBufferVtable)),
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
       host(device->host),
       api(device->api),
       device(device),
@@ -203,15 +200,6 @@ void CommandBuffer::append(const Command& command,
     retained.push_back(object);
   }
   if (command.kind != Command::Kind::kBarrier) ++enqueue_count;
-}
-
-CommandBuffer* CommandBuffer::from(
-    halo_command_buffer_t* command_buffer) noexcept {
-  if (command_buffer == nullptr ||
-      sdk::as_object(command_buffer)->vtable != &kCommandBufferVtable.object) {
-    return nullptr;
-  }
-  return cast(command_buffer);
 }
 
 }  // namespace halo::cl

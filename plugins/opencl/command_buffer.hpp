@@ -20,6 +20,7 @@
 #include "halo/command_buffer.h"
 #include "halo/sdk/commands.hpp"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 
 namespace halo::cl {
 
@@ -62,6 +63,9 @@ struct CommandBuffer {
   // Commands that enqueue something (not barriers, not empty ones).
   size_t enqueue_count = 0;
 
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_command_buffer_vtable_t kVtable;
+
   CommandBuffer(Device* device, halo_command_buffer_mode_t mode);
   ~CommandBuffer();
 
@@ -72,7 +76,9 @@ struct CommandBuffer {
 
   // Returns the command buffer when |command_buffer| is an opencl command
   // buffer, else NULL.
-  static CommandBuffer* from(halo_command_buffer_t* command_buffer) noexcept;
+  static CommandBuffer* from(halo_command_buffer_t* command_buffer) noexcept {
+    return sdk::object_from<CommandBuffer>(command_buffer);
+  }
 
   // Enqueues every command on |queue|. The first commands wait on |*deps|;
   // on return |*deps| holds the events that later work must wait on to
@@ -100,7 +106,7 @@ struct CommandBuffer {
               std::initializer_list<halo_object_t*> objects);
 
   static CommandBuffer* cast(halo_command_buffer_t* command_buffer) noexcept {
-    return reinterpret_cast<CommandBuffer*>(command_buffer);
+    return sdk::object_cast<CommandBuffer>(command_buffer);
   }
   halo_command_buffer_t* handle() noexcept {
     return reinterpret_cast<halo_command_buffer_t*>(this);

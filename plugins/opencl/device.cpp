@@ -6,6 +6,7 @@
 #include "cl_status.hpp"
 #include "command_buffer.hpp"
 #include "executable.hpp"
+#include "halo/sdk/versioned.hpp"
 #include "queue.hpp"
 #include "semaphore.hpp"
 
@@ -13,22 +14,23 @@ namespace halo::cl {
 namespace {
 
 void destroy_device(halo_object_t* object) {
-  Device* device = reinterpret_cast<Device*>(object);
+  Device* device = sdk::object_cast<Device>(object);
   sdk::Host host = device->host;
   host.destroy(device);
 }
 
 halo_status_t query_info(halo_device_t* device, halo_device_info_t* out_info) {
   Device* self = Device::cast(device);
-  return copy_versioned(self->host, self->description->info, out_info,
-                        "halo_device_query_info");
+  return sdk::copy_versioned(self->host, self->description->info, out_info,
+                             "halo_device_query_info", "out_info");
 }
 
 halo_status_t query_capabilities(halo_device_t* device,
                                  halo_device_capabilities_t* out_caps) {
   Device* self = Device::cast(device);
-  return copy_versioned(self->host, self->capabilities(), out_caps,
-                        "halo_device_query_capabilities");
+  return sdk::copy_versioned(self->host, self->capabilities(), out_caps,
+                             "halo_device_query_capabilities",
+                             "out_capabilities");
 }
 
 halo_status_t create_semaphore(halo_device_t* device, uint64_t initial_value,
@@ -94,25 +96,27 @@ halo_status_t create_executable(halo_device_t* device,
   return Executable::create(Device::cast(device), *params, out_executable);
 }
 
-const halo_device_vtable_t kDeviceVtable = {
-    {sizeof(halo_device_vtable_t), HALO_OBJECT_TYPE_DEVICE, &destroy_device},
-    &query_info,
-    &query_capabilities,
-    &create_semaphore,
-    &semaphore_compatibility,
-    &queue_execute,
-    &queue_flush,
-    &wait_semaphores,
-    &wait_idle,
-    &allocate_buffer,
-    &create_command_buffer,
-    &create_executable,
-};
-
 }  // namespace
 
+const halo_device_vtable_t Device::kVtable = {
+    .object = {.struct_size = sizeof(halo_device_vtable_t),
+               .type = HALO_OBJECT_TYPE_DEVICE,
+               .destroy = &destroy_device},
+    .query_info = &query_info,
+    .query_capabilities = &query_capabilities,
+    .create_semaphore = &create_semaphore,
+    .semaphore_compatibility = &semaphore_compatibility,
+    .queue_execute = &queue_execute,
+    .queue_flush = &queue_flush,
+    .wait_semaphores = &wait_semaphores,
+    .wait_idle = &wait_idle,
+    .allocate_buffer = &allocate_buffer,
+    .create_command_buffer = &create_command_buffer,
+    .create_executable = &create_executable,
+};
+
 Device::Device(Driver* driver, size_t index) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kDeviceVtable)),
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
       host(driver->host),
       api(driver->api),
       driver(driver),
@@ -197,14 +201,6 @@ halo_status_t Device::join(cl_uint count, const cl_event* deps,
                    api->clEnqueueFillBuffer(cl_queue, scratch, &zero,
                                             sizeof(zero), 0, sizeof(zero),
                                             count, deps, out));
-}
-
-Device* Device::from(halo_device_t* device) noexcept {
-  if (device == nullptr ||
-      sdk::as_object(device)->vtable != &kDeviceVtable.object) {
-    return nullptr;
-  }
-  return cast(device);
 }
 
 }  // namespace halo::cl

@@ -4,13 +4,12 @@
 #ifndef HALO_OPENCL_DEVICE_HPP_
 #define HALO_OPENCL_DEVICE_HPP_
 
-#include <cstring>
-
 #include "cl_library.hpp"
 #include "device_description.hpp"
 #include "driver.hpp"
 #include "halo/device.h"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 
 namespace halo::cl {
 
@@ -35,6 +34,9 @@ struct Device {
   // The halo queue: submission bookkeeping and the completion worker.
   Queue* queue = nullptr;
 
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_device_vtable_t kVtable;
+
   Device(Driver* driver, size_t index) noexcept;
   ~Device();
 
@@ -44,10 +46,11 @@ struct Device {
                               halo_device_t** out_device) noexcept;
 
   // Returns the device when |device| is an opencl device, else NULL.
-  static Device* from(halo_device_t* device) noexcept;
-
+  static Device* from(halo_device_t* device) noexcept {
+    return sdk::object_from<Device>(device);
+  }
   static Device* cast(halo_device_t* device) noexcept {
-    return reinterpret_cast<Device*>(device);
+    return sdk::object_cast<Device>(device);
   }
   halo_device_t* handle() noexcept {
     return reinterpret_cast<halo_device_t*>(this);
@@ -70,24 +73,6 @@ struct Device {
  private:
   halo_status_t create_queues() noexcept;
 };
-
-// Copies the first min(|out|->struct_size, sizeof(T)) bytes of |full| into
-// |out| and records that size, as the ABI's versioned structs ask.
-template <class T>
-halo_status_t copy_versioned(sdk::Host host, const T& full, T* out,
-                             const char* function) {
-  if (out == nullptr || out->struct_size < sizeof(uint32_t)) {
-    return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                            "%s: the output struct is NULL or its "
-                            "struct_size is too small",
-                            function);
-  }
-  uint32_t size =
-      out->struct_size < sizeof(T) ? out->struct_size : sizeof(T);
-  std::memcpy(out, &full, size);
-  out->struct_size = size;
-  return HALO_OK;
-}
 
 }  // namespace halo::cl
 

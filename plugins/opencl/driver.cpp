@@ -12,6 +12,7 @@
 
 #include "cl_status.hpp"
 #include "device.hpp"
+#include "halo/sdk/versioned.hpp"
 
 namespace halo::cl {
 namespace {
@@ -138,31 +139,15 @@ halo_status_t enumerate(Driver* driver) {
 }
 
 void destroy_driver(halo_object_t* object) {
-  Driver* driver = reinterpret_cast<Driver*>(object);
+  Driver* driver = sdk::object_cast<Driver>(object);
   sdk::Host host = driver->host;
   host.destroy(driver);
 }
 
-template <size_t N>
-void copy_text(char (&out)[N], const char* text) {
-  std::snprintf(out, N, "%s", text);
-}
-
 halo_status_t query_info(halo_driver_t* driver, halo_driver_info_t* out_info) {
   Driver* self = Driver::cast(driver);
-  if (out_info == nullptr || out_info->struct_size < sizeof(uint32_t)) {
-    return self->host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                       "halo_driver_query_info: out_info is "
-                                       "NULL or too small");
-  }
-  halo_driver_info_t info = {};
-  copy_text(info.name, "opencl");
-  copy_text(info.version, kVersion);
-  copy_text(info.description, self->description);
-  uint32_t size = std::min<uint32_t>(out_info->struct_size, sizeof(info));
-  std::memcpy(out_info, &info, size);
-  out_info->struct_size = size;
-  return HALO_OK;
+  return sdk::copy_driver_info(self->host, "opencl", kVersion,
+                               self->description, out_info);
 }
 
 halo_status_t enumerate_devices(halo_driver_t* driver, size_t capacity,
@@ -170,26 +155,12 @@ halo_status_t enumerate_devices(halo_driver_t* driver, size_t capacity,
                                 halo_device_info_t* out_infos,
                                 size_t* out_count) {
   Driver* self = Driver::cast(driver);
-  if (out_count == nullptr) {
-    return self->host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                       "enumerate_devices: out_count is NULL");
-  }
-  *out_count = self->device_count;
-  if (capacity == 0 || out_infos == nullptr) return HALO_OK;
-  if (info_stride < sizeof(uint32_t)) {
-    return self->host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                                  "enumerate_devices: info_stride %zu is too "
-                                  "small",
-                                  info_stride);
-  }
-  size_t size = std::min(info_stride, sizeof(halo_device_info_t));
-  size_t count = std::min(capacity, self->device_count);
-  for (size_t i = 0; i < count; ++i) {
-    auto* out = reinterpret_cast<halo_device_info_t*>(
-        reinterpret_cast<char*>(out_infos) + i * info_stride);
-    std::memcpy(out, &self->devices[i].info, size);
-    out->struct_size = static_cast<uint32_t>(size);
-  }
+  sdk::enumerate_device_infos(
+      self->device_count,
+      [&](size_t i) -> const halo_device_info_t& {
+        return self->devices[i].info;
+      },
+      capacity, info_stride, out_infos, out_count);
   return HALO_OK;
 }
 
@@ -197,31 +168,29 @@ halo_status_t create_device(halo_driver_t* driver, halo_device_id_t device_id,
                             const halo_device_params_t*,
                             halo_device_t** out_device) {
   Driver* self = Driver::cast(driver);
-  if (out_device == nullptr) {
-    return self->host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                       "halo_driver_create_device: "
-                                       "out_device is NULL");
-  }
-  *out_device = nullptr;
   if (device_id >= self->device_count) {
     return self->host.make_status(
-        HALO_STATUS_NOT_FOUND, "the opencl driver has no device with id %llu",
+        HALO_STATUS_NOT_FOUND,
+        "halo_driver_create_device: device_id %llu is not a device of the "
+        "opencl driver",
         static_cast<unsigned long long>(device_id));
   }
   return Device::create(self, static_cast<size_t>(device_id), out_device);
 }
 
-const halo_driver_vtable_t kDriverVtable = {
-    {sizeof(halo_driver_vtable_t), HALO_OBJECT_TYPE_DRIVER, &destroy_driver},
-    &query_info,
-    &enumerate_devices,
-    &create_device,
-};
-
 }  // namespace
 
+const halo_driver_vtable_t Driver::kVtable = {
+    .object = {.struct_size = sizeof(halo_driver_vtable_t),
+               .type = HALO_OBJECT_TYPE_DRIVER,
+               .destroy = &destroy_driver},
+    .query_info = &query_info,
+    .enumerate_devices = &enumerate_devices,
+    .create_device = &create_device,
+};
+
 Driver::Driver(sdk::Host host, const Api* api) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kDriverVtable)), host(host), api(api) {}
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)), host(host), api(api) {}
 
 Driver::~Driver() {
   for (size_t i = 0; contexts_ != nullptr && i < device_count; ++i) {
@@ -239,11 +208,6 @@ Driver::~Driver() {
 halo_status_t Driver::create(const halo_host_interface_t* host_interface,
                              halo_driver_t** out_driver) noexcept {
   sdk::Host host(host_interface);
-  if (out_driver == nullptr) {
-    return host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                 "create_driver: out_driver is NULL");
-  }
-  *out_driver = nullptr;
   return sdk::guard(host, [&]() -> halo_status_t {
     const char* reason = "";
     const Api* api = load_api(&reason);

@@ -9,6 +9,7 @@
 #include "device_description.hpp"
 #include "halo/driver.h"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 
 namespace halo::cl {
 
@@ -38,13 +39,17 @@ struct Driver {
   // What query_info reports: the platforms, or why there are no devices.
   char description[256] = {};
 
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_driver_vtable_t kVtable;
+
   Driver(sdk::Host host, const Api* api) noexcept;
   ~Driver();
 
   // Creates the driver (the descriptor's create_driver): loads OpenCL and
   // enumerates. Never fails for a missing OpenCL: the driver then has no
   // devices and its description says why. Returns a new reference in
-  // |out_driver|; RESOURCE_EXHAUSTED when memory runs out.
+  // |out_driver| (libhalo passes a non-NULL one); RESOURCE_EXHAUSTED when
+  // memory runs out.
   static halo_status_t create(const halo_host_interface_t* host,
                               halo_driver_t** out_driver) noexcept;
 
@@ -54,7 +59,7 @@ struct Driver {
   halo_status_t shared_context(size_t index, SharedContext* out) noexcept;
 
   static Driver* cast(halo_driver_t* driver) noexcept {
-    return reinterpret_cast<Driver*>(driver);
+    return sdk::object_cast<Driver>(driver);
   }
   halo_driver_t* handle() noexcept {
     return reinterpret_cast<halo_driver_t*>(this);

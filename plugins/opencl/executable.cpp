@@ -9,6 +9,7 @@
 
 #include "cl_status.hpp"
 #include "device.hpp"
+#include "halo/sdk/versioned.hpp"
 #include "kernel_layout.hpp"
 
 namespace halo::cl {
@@ -22,7 +23,7 @@ constexpr size_t kMaxLogInStatus = 3072;
 constexpr size_t kMaxKernels = 256;
 
 void destroy_executable(halo_object_t* object) {
-  Executable* executable = reinterpret_cast<Executable*>(object);
+  Executable* executable = sdk::object_cast<Executable>(object);
   sdk::Host host = executable->host;
   host.destroy(executable);
 }
@@ -41,18 +42,14 @@ halo_status_t query_entry_point(halo_executable_t* executable,
                                   "%u is not below the %u entry points",
                                   ordinal, self->entry_point_count);
   }
-  return copy_versioned(self->host, self->entry_points[ordinal].info, out_info,
-                        "halo_executable_query_entry_point");
+  return sdk::copy_versioned(self->host, self->entry_points[ordinal].info,
+                             out_info, "halo_executable_query_entry_point",
+                             "out_info");
 }
 
 halo_status_t lookup_entry_point(halo_executable_t* executable,
                                  const char* name, uint32_t* out_ordinal) {
   Executable* self = Executable::cast(executable);
-  if (name == nullptr || out_ordinal == nullptr) {
-    return self->host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                       "halo_executable_lookup_entry_point: "
-                                       "name or out_ordinal is NULL");
-  }
   for (uint32_t i = 0; i < self->entry_point_count; ++i) {
     if (std::strcmp(self->entry_points[i].info.name, name) == 0) {
       *out_ordinal = i;
@@ -60,23 +57,26 @@ halo_status_t lookup_entry_point(halo_executable_t* executable,
     }
   }
   return self->host.make_status(HALO_STATUS_NOT_FOUND,
-                                "halo_executable_lookup_entry_point: no entry "
-                                "point is named '%s'",
+                                "halo_executable_lookup_entry_point: name "
+                                "'%s' is no entry point of the executable",
                                 name);
 }
 
-const halo_executable_vtable_t kExecutableVtable = {
-    {sizeof(halo_executable_vtable_t), HALO_OBJECT_TYPE_EXECUTABLE,
-     &destroy_executable},
-    &entry_point_count,
-    &query_entry_point,
-    &lookup_entry_point,
-};
-
 }  // namespace
 
+// entry_point_count is named cl:: because Executable's member of that name
+// would hide it here.
+const halo_executable_vtable_t Executable::kVtable = {
+    .object = {.struct_size = sizeof(halo_executable_vtable_t),
+               .type = HALO_OBJECT_TYPE_EXECUTABLE,
+               .destroy = &destroy_executable},
+    .entry_point_count = &cl::entry_point_count,
+    .query_entry_point = &query_entry_point,
+    .lookup_entry_point = &lookup_entry_point,
+};
+
 Executable::Executable(Device* device) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kExecutableVtable)),
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
       host(device->host),
       api(device->api),
       device(device) {
@@ -139,8 +139,9 @@ halo_status_t Executable::build(const halo_executable_params_t& params) noexcept
                                          params.data_size, &code);
   } else {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                            "halo_executable_create: format '%s' is not one "
-                            "of this device's executable formats ('%s')",
+                            "halo_executable_create: params->format '%s' is "
+                            "not one of this device's executable formats "
+                            "('%s')",
                             format, device->capabilities().executable_formats);
   }
   if (code != CL_SUCCESS) {
@@ -187,14 +188,15 @@ halo_status_t Executable::load_entry_points() {
   HALO_CL_RETURN_IF_ERROR(host, "clCreateKernelsInProgram", code);
   if (count == 0) {
     return host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                 "halo_executable_create: the program has no "
-                                 "kernels");
+                                 "halo_executable_create: params->data is a "
+                                 "program with no kernels");
   }
   cl_kernel kernels[kMaxKernels];
   if (count > kMaxKernels) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                            "halo_executable_create: the program has %u "
-                            "kernels; at most %zu are supported",
+                            "halo_executable_create: params->data is a "
+                            "program of %u kernels; at most %zu are "
+                            "supported",
                             count, kMaxKernels);
   }
   entry_points = static_cast<EntryPoint*>(
@@ -241,14 +243,6 @@ halo_status_t Executable::create(Device* device,
     *out_executable = executable->handle();
     return HALO_OK;
   });
-}
-
-Executable* Executable::from(halo_executable_t* executable) noexcept {
-  if (executable == nullptr ||
-      sdk::as_object(executable)->vtable != &kExecutableVtable.object) {
-    return nullptr;
-  }
-  return cast(executable);
 }
 
 halo_status_t Executable::make_dispatch_kernel(uint32_t ordinal,

@@ -15,6 +15,7 @@
 #include "cl_library.hpp"
 #include "halo/executable.h"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 
 namespace halo::cl {
 
@@ -46,6 +47,9 @@ struct Executable {
   EntryPoint* entry_points = nullptr;
   uint32_t entry_point_count = 0;
 
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_executable_vtable_t kVtable;
+
   explicit Executable(Device* device) noexcept;
   ~Executable();
 
@@ -59,7 +63,9 @@ struct Executable {
 
   // Returns the executable when |executable| is an opencl executable, else
   // NULL.
-  static Executable* from(halo_executable_t* executable) noexcept;
+  static Executable* from(halo_executable_t* executable) noexcept {
+    return sdk::object_from<Executable>(executable);
+  }
 
   // Returns in |*out| a new kernel object for one dispatch of entry point
   // |ordinal| (< entry_point_count), whose arguments the caller sets.
@@ -67,7 +73,7 @@ struct Executable {
       noexcept;
 
   static Executable* cast(halo_executable_t* executable) noexcept {
-    return reinterpret_cast<Executable*>(executable);
+    return sdk::object_cast<Executable>(executable);
   }
   halo_executable_t* handle() noexcept {
     return reinterpret_cast<halo_executable_t*>(this);

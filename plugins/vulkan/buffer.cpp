@@ -14,45 +14,36 @@ namespace {
 using ull = unsigned long long;
 
 void destroy_buffer(halo_object_t* object) {
-  auto* buffer = reinterpret_cast<Buffer*>(object);
+  Buffer* buffer = sdk::object_cast<Buffer>(object);
   sdk::Host host = buffer->device()->host;
   host.destroy(buffer);
 }
 
-Buffer* cast(halo_buffer_t* buffer) { return reinterpret_cast<Buffer*>(buffer); }
-
-uint64_t size(halo_buffer_t* buffer) { return cast(buffer)->facts().size; }
+uint64_t size(halo_buffer_t* buffer) {
+  return Buffer::cast(buffer)->facts().size;
+}
 
 halo_status_t map_range(halo_buffer_t* buffer, uint64_t offset,
                         uint64_t length, void** out_pointer) {
-  return cast(buffer)->map_range(offset, length, out_pointer);
+  return Buffer::cast(buffer)->map_range(offset, length, out_pointer);
 }
 
 halo_status_t unmap_range(halo_buffer_t* buffer, uint64_t offset,
                           uint64_t length) {
-  return cast(buffer)->unmap_range(offset, length);
+  return Buffer::cast(buffer)->unmap_range(offset, length);
 }
 
 halo_status_t flush_range(halo_buffer_t* buffer, uint64_t offset,
                           uint64_t length) {
-  return cast(buffer)->sync_range("halo_buffer_flush_range", true, offset,
-                                  length);
+  return Buffer::cast(buffer)->sync_range("halo_buffer_flush_range", true,
+                                          offset, length);
 }
 
 halo_status_t invalidate_range(halo_buffer_t* buffer, uint64_t offset,
                                uint64_t length) {
-  return cast(buffer)->sync_range("halo_buffer_invalidate_range", false,
-                                  offset, length);
+  return Buffer::cast(buffer)->sync_range("halo_buffer_invalidate_range",
+                                          false, offset, length);
 }
-
-const halo_buffer_vtable_t kBufferVtable = {
-    {sizeof(halo_buffer_vtable_t), HALO_OBJECT_TYPE_BUFFER, &destroy_buffer},
-    &size,
-    &map_range,
-    &unmap_range,
-    &flush_range,
-    &invalidate_range,
-};
 
 // Picks the memory type allowed by |type_bits| whose properties include all
 // of |wanted| (halo bits), preferring the fewest extra properties. Returns
@@ -81,8 +72,21 @@ uint64_t align_down(uint64_t value, uint64_t alignment) {
 
 }  // namespace
 
+// The entries are named vk:: because Buffer's members of the same names
+// would hide them here.
+const halo_buffer_vtable_t Buffer::kVtable = {
+    .object = {.struct_size = sizeof(halo_buffer_vtable_t),
+               .type = HALO_OBJECT_TYPE_BUFFER,
+               .destroy = &destroy_buffer},
+    .size = &vk::size,
+    .map_range = &vk::map_range,
+    .unmap_range = &vk::unmap_range,
+    .flush_range = &vk::flush_range,
+    .invalidate_range = &vk::invalidate_range,
+};
+
 Buffer::Buffer(Device* device, const halo_buffer_params_t& params) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kBufferVtable)), device_(device) {
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)), device_(device) {
   facts_.size = params.size;
   facts_.usage = params.usage;
   facts_.memory_type = params.memory_type;
@@ -99,14 +103,6 @@ Buffer::~Buffer() {
     vkd.vkFreeMemory(device_->device, memory_, nullptr);
   }
   device_->release();
-}
-
-Buffer* Buffer::from(halo_buffer_t* buffer) noexcept {
-  if (buffer == nullptr ||
-      sdk::as_object(buffer)->vtable != &kBufferVtable.object) {
-    return nullptr;
-  }
-  return cast(buffer);
 }
 
 halo_status_t Buffer::allocate(const halo_buffer_params_t& params) noexcept {
@@ -131,8 +127,9 @@ halo_status_t Buffer::allocate(const halo_buffer_params_t& params) noexcept {
   if (!pick_memory_type(device_->adapter->memory, requirements.memoryTypeBits,
                         params.memory_type, &type_index)) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                            "halo_buffer_allocate: no memory type of the "
-                            "device has all of params->memory_type 0x%x",
+                            "halo_buffer_allocate: params->memory_type 0x%x "
+                            "asks for properties no single memory type of "
+                            "the device has",
                             params.memory_type);
   }
   VkMemoryPropertyFlags flags =

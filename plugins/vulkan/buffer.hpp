@@ -6,6 +6,7 @@
 #include "halo/buffer.h"
 #include "halo/sdk/commands.hpp"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 #include "vulkan_api.hpp"
 
 namespace halo::vk {
@@ -16,6 +17,9 @@ class Buffer {
  public:
   halo_object_t header;
 
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_buffer_vtable_t kVtable;
+
   // Allocates a buffer on |device| (retained) after the shared argument
   // checks. Returns a new reference in |out_buffer|; INVALID_ARGUMENT when
   // no memory type has every requested property, RESOURCE_EXHAUSTED when
@@ -25,7 +29,12 @@ class Buffer {
 
   // Returns the vulkan buffer behind |buffer|, or NULL for any other
   // plugin's buffer.
-  static Buffer* from(halo_buffer_t* buffer) noexcept;
+  static Buffer* from(halo_buffer_t* buffer) noexcept {
+    return sdk::object_from<Buffer>(buffer);
+  }
+  static Buffer* cast(halo_buffer_t* buffer) noexcept {
+    return sdk::object_cast<Buffer>(buffer);
+  }
 
   const sdk::BufferFacts& facts() const noexcept { return facts_; }
   VkBuffer vk_buffer() const noexcept { return buffer_; }

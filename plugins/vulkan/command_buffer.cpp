@@ -24,63 +24,63 @@ constexpr size_t kMaxBindings = 64;
 // Most constant bytes a dispatch takes (executables refuse more).
 constexpr size_t kMaxConstantBytes = 4096;
 
-CommandBuffer* cast(halo_command_buffer_t* command_buffer) {
-  return reinterpret_cast<CommandBuffer*>(command_buffer);
-}
-
 void destroy_command_buffer(halo_object_t* object) {
-  auto* command_buffer = reinterpret_cast<CommandBuffer*>(object);
+  CommandBuffer* command_buffer = sdk::object_cast<CommandBuffer>(object);
   sdk::Host host = command_buffer->device()->host;
   host.destroy(command_buffer);
 }
 
 halo_status_t begin(halo_command_buffer_t* command_buffer) {
-  return cast(command_buffer)->begin();
+  return CommandBuffer::cast(command_buffer)->begin();
 }
 halo_status_t end(halo_command_buffer_t* command_buffer) {
-  return cast(command_buffer)->end();
+  return CommandBuffer::cast(command_buffer)->end();
 }
 halo_status_t barrier(halo_command_buffer_t* command_buffer) {
-  return cast(command_buffer)->barrier();
+  return CommandBuffer::cast(command_buffer)->barrier();
 }
 halo_status_t fill(halo_command_buffer_t* command_buffer, halo_buffer_t* target,
                    uint64_t offset, uint64_t length, const void* pattern,
                    size_t pattern_length) {
-  return cast(command_buffer)
+  return CommandBuffer::cast(command_buffer)
       ->fill(target, offset, length, pattern, pattern_length);
 }
 halo_status_t update(halo_command_buffer_t* command_buffer, const void* source,
                      halo_buffer_t* target, uint64_t offset, uint64_t length) {
-  return cast(command_buffer)->update(source, target, offset, length);
+  return CommandBuffer::cast(command_buffer)
+      ->update(source, target, offset, length);
 }
 halo_status_t copy(halo_command_buffer_t* command_buffer, halo_buffer_t* source,
                    uint64_t source_offset, halo_buffer_t* target,
                    uint64_t target_offset, uint64_t length) {
-  return cast(command_buffer)
+  return CommandBuffer::cast(command_buffer)
       ->copy(source, source_offset, target, target_offset, length);
 }
 halo_status_t dispatch(halo_command_buffer_t* command_buffer,
                        const halo_dispatch_params_t* params) {
-  return cast(command_buffer)->dispatch(*params);
+  return CommandBuffer::cast(command_buffer)->dispatch(*params);
 }
-
-const halo_command_buffer_vtable_t kCommandBufferVtable = {
-    {sizeof(halo_command_buffer_vtable_t), HALO_OBJECT_TYPE_COMMAND_BUFFER,
-     &destroy_command_buffer},
-    &begin,
-    &end,
-    &barrier,
-    &fill,
-    &update,
-    &copy,
-    &dispatch,
-};
 
 }  // namespace
 
+// The entries are named vk:: because CommandBuffer's members of the same
+// names would hide them here.
+const halo_command_buffer_vtable_t CommandBuffer::kVtable = {
+    .object = {.struct_size = sizeof(halo_command_buffer_vtable_t),
+               .type = HALO_OBJECT_TYPE_COMMAND_BUFFER,
+               .destroy = &destroy_command_buffer},
+    .begin = &vk::begin,
+    .end = &vk::end,
+    .barrier = &vk::barrier,
+    .fill = &vk::fill,
+    .update = &vk::update,
+    .copy = &vk::copy,
+    .dispatch = &vk::dispatch,
+};
+
 CommandBuffer::CommandBuffer(Device* device,
                              halo_command_buffer_mode_t mode) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kCommandBufferVtable)),
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
       device_(device),
       recording_(mode),
       memory_(device),
@@ -138,15 +138,6 @@ halo_status_t CommandBuffer::create(Device* device,
     *out = reinterpret_cast<halo_command_buffer_t*>(command_buffer);
     return HALO_OK;
   });
-}
-
-CommandBuffer* CommandBuffer::from(
-    halo_command_buffer_t* command_buffer) noexcept {
-  if (command_buffer == nullptr ||
-      sdk::as_object(command_buffer)->vtable != &kCommandBufferVtable.object) {
-    return nullptr;
-  }
-  return cast(command_buffer);
 }
 
 halo_status_t CommandBuffer::acquire_for_submit(size_t index) noexcept {
@@ -381,7 +372,7 @@ halo_status_t CommandBuffer::dispatch(
 halo_status_t CommandBuffer::bind_dispatch(const halo_dispatch_params_t& params,
                                            const Buffer* const* buffers,
                                            const uint64_t* lengths) noexcept {
-  Executable* executable = Executable::from(params.executable);
+  Executable* executable = Executable::cast(params.executable);
   const Executable::EntryPoint& entry =
       executable->entry_point(params.entry_point);
   const uint32_t count = static_cast<uint32_t>(params.binding_count);

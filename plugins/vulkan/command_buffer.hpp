@@ -18,6 +18,7 @@
 #include "halo/command_buffer.h"
 #include "halo/sdk/commands.hpp"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 #include "hazards.hpp"
 #include "staging.hpp"
 #include "vulkan_api.hpp"
@@ -31,12 +32,20 @@ class CommandBuffer {
  public:
   halo_object_t header;
 
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_command_buffer_vtable_t kVtable;
+
   // Creates a command buffer of |mode| on |device| (retained). Returns a new
   // reference in |out_command_buffer|.
   static halo_status_t create(Device* device, halo_command_buffer_mode_t mode,
                               halo_command_buffer_t** out) noexcept;
   // Returns the vulkan command buffer behind |command_buffer|, or NULL.
-  static CommandBuffer* from(halo_command_buffer_t* command_buffer) noexcept;
+  static CommandBuffer* from(halo_command_buffer_t* command_buffer) noexcept {
+    return sdk::object_from<CommandBuffer>(command_buffer);
+  }
+  static CommandBuffer* cast(halo_command_buffer_t* command_buffer) noexcept {
+    return sdk::object_cast<CommandBuffer>(command_buffer);
+  }
 
   Device* device() const noexcept { return device_; }
   VkCommandBuffer vk_command_buffer() const noexcept { return buffer_; }

@@ -1,13 +1,11 @@
 // The vulkan device: VkDevice creation and the device vtable.
 #include "device.hpp"
 
-#include <algorithm>
-#include <cstring>
-
 #include "buffer.hpp"
 #include "command_buffer.hpp"
 #include "driver.hpp"
 #include "executable.hpp"
+#include "halo/sdk/versioned.hpp"
 #include "queue.hpp"
 #include "semaphore.hpp"
 #include "vk_status.hpp"
@@ -15,37 +13,24 @@
 namespace halo::vk {
 namespace {
 
-// Copies the first min(|out|->struct_size, sizeof(T)) bytes of |full| into
-// |out| and records that size, as the ABI's versioned structs ask.
-template <class T>
-halo_status_t copy_versioned(sdk::Host host, const T& full, T* out) {
-  if (out == nullptr || out->struct_size < sizeof(uint32_t)) {
-    return host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                 "output struct is NULL or its struct_size "
-                                 "is too small");
-  }
-  uint32_t size =
-      std::min<uint32_t>(out->struct_size, static_cast<uint32_t>(sizeof(T)));
-  std::memcpy(out, &full, size);
-  out->struct_size = size;
-  return HALO_OK;
-}
-
 void destroy_device(halo_object_t* object) {
-  Device* device = reinterpret_cast<Device*>(object);
+  Device* device = sdk::object_cast<Device>(object);
   sdk::Host host = device->host;
   host.destroy(device);
 }
 
 halo_status_t query_info(halo_device_t* device, halo_device_info_t* out_info) {
   Device* self = Device::cast(device);
-  return copy_versioned(self->host, self->adapter->info, out_info);
+  return sdk::copy_versioned(self->host, self->adapter->info, out_info,
+                             "halo_device_query_info", "out_info");
 }
 
 halo_status_t query_capabilities(halo_device_t* device,
                                  halo_device_capabilities_t* out_caps) {
   Device* self = Device::cast(device);
-  return copy_versioned(self->host, self->adapter->capabilities, out_caps);
+  return sdk::copy_versioned(self->host, self->adapter->capabilities,
+                             out_caps, "halo_device_query_capabilities",
+                             "out_capabilities");
 }
 
 halo_status_t create_semaphore(halo_device_t* device, uint64_t initial_value,
@@ -106,25 +91,27 @@ halo_status_t create_executable(halo_device_t* device,
   return Executable::create(Device::cast(device), *params, out_executable);
 }
 
-const halo_device_vtable_t kDeviceVtable = {
-    {sizeof(halo_device_vtable_t), HALO_OBJECT_TYPE_DEVICE, &destroy_device},
-    &query_info,
-    &query_capabilities,
-    &create_semaphore,
-    &semaphore_compatibility,
-    &queue_execute,
-    &queue_flush,
-    &wait_semaphores,
-    &wait_idle,
-    &allocate_buffer,
-    &create_command_buffer,
-    &create_executable,
-};
-
 }  // namespace
 
+const halo_device_vtable_t Device::kVtable = {
+    .object = {.struct_size = sizeof(halo_device_vtable_t),
+               .type = HALO_OBJECT_TYPE_DEVICE,
+               .destroy = &destroy_device},
+    .query_info = &query_info,
+    .query_capabilities = &query_capabilities,
+    .create_semaphore = &create_semaphore,
+    .semaphore_compatibility = &semaphore_compatibility,
+    .queue_execute = &queue_execute,
+    .queue_flush = &queue_flush,
+    .wait_semaphores = &wait_semaphores,
+    .wait_idle = &wait_idle,
+    .allocate_buffer = &allocate_buffer,
+    .create_command_buffer = &create_command_buffer,
+    .create_executable = &create_executable,
+};
+
 Device::Device(sdk::Host host, Driver* driver, const Adapter* adapter) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kDeviceVtable)),
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
       host(host),
       driver(driver),
       adapter(adapter) {

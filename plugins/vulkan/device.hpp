@@ -6,6 +6,7 @@
 #include "adapter.hpp"
 #include "halo/device.h"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 #include "semaphore_keeper.hpp"
 #include "vulkan_api.hpp"
 #include "wake.hpp"
@@ -33,6 +34,9 @@ struct Device {
   // The queue, as its semaphores see it (set by the queue).
   SemaphoreKeeper* semaphore_keeper = nullptr;
 
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_device_vtable_t kVtable;
+
   Device(sdk::Host host, Driver* driver, const Adapter* adapter) noexcept;
   ~Device();
 
@@ -46,7 +50,7 @@ struct Device {
   bool owns(halo_semaphore_t* semaphore) const noexcept;
 
   static Device* cast(halo_device_t* device) noexcept {
-    return reinterpret_cast<Device*>(device);
+    return sdk::object_cast<Device>(device);
   }
   halo_device_t* handle() noexcept {
     return reinterpret_cast<halo_device_t*>(this);

@@ -1,7 +1,6 @@
 // The vulkan driver: the instance, device enumeration and the driver vtable.
 #include "driver.hpp"
 
-#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +9,7 @@
 
 #include "device.hpp"
 #include "exit_guard.hpp"
+#include "halo/sdk/versioned.hpp"
 #include "vk_status.hpp"
 
 namespace halo::vk {
@@ -31,26 +31,15 @@ void append(char* out, size_t capacity, const char* format, ...) {
 }
 
 void destroy_driver(halo_object_t* object) {
-  Driver* driver = reinterpret_cast<Driver*>(object);
+  Driver* driver = sdk::object_cast<Driver>(object);
   sdk::Host host = driver->host;
   host.destroy(driver);
 }
 
 halo_status_t query_info(halo_driver_t* driver, halo_driver_info_t* out_info) {
   Driver* self = Driver::cast(driver);
-  if (out_info == nullptr || out_info->struct_size < sizeof(uint32_t)) {
-    return self->host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                       "out_info is NULL or too small");
-  }
-  halo_driver_info_t info = {};
-  std::snprintf(info.name, sizeof(info.name), "vulkan");
-  std::snprintf(info.version, sizeof(info.version), "%s", kVersion);
-  std::snprintf(info.description, sizeof(info.description), "%s",
-                self->description);
-  uint32_t size = std::min<uint32_t>(out_info->struct_size, sizeof(info));
-  std::memcpy(out_info, &info, size);
-  out_info->struct_size = size;
-  return HALO_OK;
+  return sdk::copy_driver_info(self->host, "vulkan", kVersion,
+                               self->description, out_info);
 }
 
 halo_status_t enumerate_devices(halo_driver_t* driver, size_t capacity,
@@ -58,23 +47,12 @@ halo_status_t enumerate_devices(halo_driver_t* driver, size_t capacity,
                                 halo_device_info_t* out_infos,
                                 size_t* out_count) {
   Driver* self = Driver::cast(driver);
-  if (out_count == nullptr) {
-    return self->host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                       "out_count is NULL");
-  }
-  *out_count = self->adapter_count;
-  if (capacity == 0 || out_infos == nullptr) return HALO_OK;
-  if (info_stride < sizeof(uint32_t)) {
-    return self->host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                                  "info_stride %zu is too small", info_stride);
-  }
-  size_t size = std::min(info_stride, sizeof(halo_device_info_t));
-  auto* bytes = reinterpret_cast<unsigned char*>(out_infos);
-  for (size_t i = 0; i < std::min(capacity, self->adapter_count); ++i) {
-    auto* out = reinterpret_cast<halo_device_info_t*>(bytes + i * info_stride);
-    std::memcpy(out, &self->adapters[i].info, size);
-    out->struct_size = static_cast<uint32_t>(size);
-  }
+  sdk::enumerate_device_infos(
+      self->adapter_count,
+      [&](size_t i) -> const halo_device_info_t& {
+        return self->adapters[i].info;
+      },
+      capacity, info_stride, out_infos, out_count);
   return HALO_OK;
 }
 
@@ -82,30 +60,29 @@ halo_status_t create_device(halo_driver_t* driver, halo_device_id_t device_id,
                             const halo_device_params_t*,
                             halo_device_t** out_device) {
   Driver* self = Driver::cast(driver);
-  if (out_device == nullptr) {
-    return self->host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                       "out_device is NULL");
-  }
-  *out_device = nullptr;
   if (device_id >= self->adapter_count) {
     return self->host.make_status(
-        HALO_STATUS_NOT_FOUND, "the vulkan driver has no device with id %llu",
+        HALO_STATUS_NOT_FOUND,
+        "halo_driver_create_device: device_id %llu is not a device of the "
+        "vulkan driver",
         static_cast<unsigned long long>(device_id));
   }
   return Device::create(self, &self->adapters[device_id], out_device);
 }
 
-const halo_driver_vtable_t kDriverVtable = {
-    {sizeof(halo_driver_vtable_t), HALO_OBJECT_TYPE_DRIVER, &destroy_driver},
-    &query_info,
-    &enumerate_devices,
-    &create_device,
-};
-
 }  // namespace
 
+const halo_driver_vtable_t Driver::kVtable = {
+    .object = {.struct_size = sizeof(halo_driver_vtable_t),
+               .type = HALO_OBJECT_TYPE_DRIVER,
+               .destroy = &destroy_driver},
+    .query_info = &query_info,
+    .enumerate_devices = &enumerate_devices,
+    .create_device = &create_device,
+};
+
 Driver::Driver(sdk::Host host) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kDriverVtable)), host(host) {
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)), host(host) {
   messenger_context.host = host;
 }
 
@@ -248,11 +225,6 @@ void Driver::start() noexcept {
 halo_status_t Driver::create(const halo_host_interface_t* host_interface,
                              halo_driver_t** out_driver) noexcept {
   sdk::Host host(host_interface);
-  if (out_driver == nullptr) {
-    return host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                 "out_driver is NULL");
-  }
-  *out_driver = nullptr;
   return sdk::guard(host, [&] {
     Driver* driver = host.make<Driver>(host);
     driver->start();

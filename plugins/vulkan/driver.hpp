@@ -7,6 +7,7 @@
 #include "adapter.hpp"
 #include "halo/driver.h"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 #include "validation.hpp"
 #include "vulkan_api.hpp"
 
@@ -31,18 +32,22 @@ struct Driver {
   size_t adapter_count = 0;
   char description[256] = {};
 
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_driver_vtable_t kVtable;
+
   explicit Driver(sdk::Host host) noexcept;
   ~Driver();
 
   // Creates the driver (the descriptor's create_driver): opens the Vulkan
   // loader, creates the instance and describes the devices. Returns a new
-  // reference in |out_driver|; only RESOURCE_EXHAUSTED when host memory runs
-  // out — a missing loader or device is a driver with no devices.
+  // reference in |out_driver| (libhalo passes a non-NULL one); only
+  // RESOURCE_EXHAUSTED when host memory runs out — a missing loader or
+  // device is a driver with no devices.
   static halo_status_t create(const halo_host_interface_t* host,
                               halo_driver_t** out_driver) noexcept;
 
   static Driver* cast(halo_driver_t* driver) noexcept {
-    return reinterpret_cast<Driver*>(driver);
+    return sdk::object_cast<Driver>(driver);
   }
   halo_driver_t* handle() noexcept {
     return reinterpret_cast<halo_driver_t*>(this);

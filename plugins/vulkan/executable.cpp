@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "device.hpp"
+#include "halo/sdk/versioned.hpp"
 #include "vk_status.hpp"
 
 namespace halo::vk {
@@ -14,23 +15,19 @@ namespace {
 constexpr char kCreate[] = "halo_executable_create";
 
 void destroy_executable(halo_object_t* object) {
-  auto* executable = reinterpret_cast<Executable*>(object);
+  Executable* executable = sdk::object_cast<Executable>(object);
   sdk::Host host = executable->device()->host;
   host.destroy(executable);
 }
 
-Executable* cast(halo_executable_t* executable) {
-  return reinterpret_cast<Executable*>(executable);
-}
-
 uint32_t entry_point_count(halo_executable_t* executable) {
-  return cast(executable)->entry_point_count();
+  return Executable::cast(executable)->entry_point_count();
 }
 
 halo_status_t query_entry_point(halo_executable_t* executable,
                                 uint32_t ordinal,
                                 halo_entry_point_info_t* out_info) {
-  Executable* self = cast(executable);
+  Executable* self = Executable::cast(executable);
   sdk::Host host = self->device()->host;
   if (ordinal >= self->entry_point_count()) {
     return host.make_status(HALO_STATUS_OUT_OF_RANGE,
@@ -38,51 +35,41 @@ halo_status_t query_entry_point(halo_executable_t* executable,
                             "not below the executable's %u entry points",
                             ordinal, self->entry_point_count());
   }
-  if (out_info == nullptr || out_info->struct_size < sizeof(uint32_t)) {
-    return host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                 "halo_executable_query_entry_point: out_info "
-                                 "is NULL or its struct_size is too small");
-  }
-  halo_entry_point_info_t info = self->info(ordinal);
-  uint32_t size = std::min<uint32_t>(out_info->struct_size, sizeof(info));
-  std::memcpy(out_info, &info, size);
-  out_info->struct_size = size;
-  return HALO_OK;
+  return sdk::copy_versioned(host, self->info(ordinal), out_info,
+                             "halo_executable_query_entry_point", "out_info");
 }
 
 halo_status_t lookup_entry_point(halo_executable_t* executable,
                                  const char* name, uint32_t* out_ordinal) {
-  Executable* self = cast(executable);
-  sdk::Host host = self->device()->host;
-  if (name == nullptr || out_ordinal == nullptr) {
-    return host.make_status_text(HALO_STATUS_INVALID_ARGUMENT,
-                                 "halo_executable_lookup_entry_point: name "
-                                 "and out_ordinal must not be NULL");
-  }
+  Executable* self = Executable::cast(executable);
   for (uint32_t i = 0; i < self->entry_point_count(); ++i) {
     if (std::strcmp(self->entry_point(i).info.name, name) == 0) {
       *out_ordinal = i;
       return HALO_OK;
     }
   }
-  return host.make_status(HALO_STATUS_NOT_FOUND,
-                          "halo_executable_lookup_entry_point: no entry "
-                          "point is named '%s'",
-                          name);
+  return self->device()->host.make_status(
+      HALO_STATUS_NOT_FOUND,
+      "halo_executable_lookup_entry_point: name '%s' is no entry point of "
+      "the executable",
+      name);
 }
-
-const halo_executable_vtable_t kExecutableVtable = {
-    {sizeof(halo_executable_vtable_t), HALO_OBJECT_TYPE_EXECUTABLE,
-     &destroy_executable},
-    &entry_point_count,
-    &query_entry_point,
-    &lookup_entry_point,
-};
 
 }  // namespace
 
+// entry_point_count is named vk:: because Executable's member of that name
+// would hide it here.
+const halo_executable_vtable_t Executable::kVtable = {
+    .object = {.struct_size = sizeof(halo_executable_vtable_t),
+               .type = HALO_OBJECT_TYPE_EXECUTABLE,
+               .destroy = &destroy_executable},
+    .entry_point_count = &vk::entry_point_count,
+    .query_entry_point = &query_entry_point,
+    .lookup_entry_point = &lookup_entry_point,
+};
+
 Executable::Executable(Device* device) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kExecutableVtable)),
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
       device_(device),
       entry_points_(sdk::HostAllocator<EntryPoint>(device->host)) {
   device->retain();
@@ -102,14 +89,6 @@ Executable::~Executable() {
     vkd.vkDestroyShaderModule(device, module_, nullptr);
   }
   device_->release();
-}
-
-Executable* Executable::from(halo_executable_t* executable) noexcept {
-  if (executable == nullptr ||
-      sdk::as_object(executable)->vtable != &kExecutableVtable.object) {
-    return nullptr;
-  }
-  return cast(executable);
 }
 
 halo_entry_point_info_t Executable::info(uint32_t ordinal) const noexcept {
@@ -172,8 +151,8 @@ halo_status_t Executable::build(const halo_executable_params_t& params) {
   SpirvEntryPoints points{sdk::HostAllocator<SpirvEntryPoint>(host)};
   ErrorText error;
   if (!reflect_spirv(host, params.data, params.data_size, &points, &error)) {
-    return host.make_status(HALO_STATUS_INVALID_ARGUMENT, "%s: %s", kCreate,
-                            error.text);
+    return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
+                            "%s: params->data is %s", kCreate, error.text);
   }
   const AdapterLimits& limits = device_->adapter->limits;
   for (const SpirvEntryPoint& point : points) {
@@ -184,8 +163,8 @@ halo_status_t Executable::build(const halo_executable_params_t& params) {
         point.constant_size > max_constants) {
       return host.make_status(
           HALO_STATUS_INVALID_ARGUMENT,
-          "%s: entry point '%s' takes %u storage buffers and %u bytes of "
-          "constants; the device allows %u and %u",
+          "%s: params->data's entry point '%s' takes %u storage buffers "
+          "and %u bytes of constants; the device allows %u and %u",
           kCreate, point.name, point.binding_count, point.constant_size,
           max_bindings, max_constants);
     }
@@ -220,11 +199,11 @@ halo_status_t Executable::create(Device* device,
                                  const halo_executable_params_t& params,
                                  halo_executable_t** out_executable) noexcept {
   sdk::Host host = device->host;
-  if (params.format == nullptr || std::strcmp(params.format, "spirv") != 0) {
+  if (std::strcmp(params.format, "spirv") != 0) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
                             "%s: params->format '%s' is not one of the "
                             "device's executable formats (spirv)",
-                            kCreate, params.format ? params.format : "(null)");
+                            kCreate, params.format);
   }
   if (params.data == nullptr) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,

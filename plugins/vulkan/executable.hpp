@@ -9,6 +9,7 @@
 
 #include "halo/executable.h"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/object_cast.hpp"
 #include "spirv_reader.hpp"
 #include "vulkan_api.hpp"
 
@@ -27,6 +28,9 @@ class Executable {
 
   halo_object_t header;
 
+  // The vtable of every such object (see sdk/object_cast.hpp).
+  static const halo_executable_vtable_t kVtable;
+
   // Creates an executable of |params| on |device| (retained). Returns a new
   // reference in |out_executable|; INVALID_ARGUMENT with the reason for an
   // unknown format or a malformed or unsupported module; the failed Vulkan
@@ -36,7 +40,12 @@ class Executable {
                               halo_executable_t** out_executable) noexcept;
 
   // Returns the vulkan executable behind |executable|, or NULL.
-  static Executable* from(halo_executable_t* executable) noexcept;
+  static Executable* from(halo_executable_t* executable) noexcept {
+    return sdk::object_from<Executable>(executable);
+  }
+  static Executable* cast(halo_executable_t* executable) noexcept {
+    return sdk::object_cast<Executable>(executable);
+  }
 
   uint32_t entry_point_count() const noexcept {
     return static_cast<uint32_t>(entry_points_.size());

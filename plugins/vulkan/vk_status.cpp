@@ -66,9 +66,8 @@ halo_status_code_t result_code(VkResult result) noexcept {
   }
 }
 
-halo_status_t vk_status(sdk::Host host, const char* call,
-                        VkResult result) noexcept {
-  if (result == VK_SUCCESS) return HALO_OK;
+halo_status_t vk_failure(sdk::Host host, const char* call,
+                         VkResult result) noexcept {
   return host.make_status(result_code(result), "%s failed: %s (%d)", call,
                           result_name(result), static_cast<int>(result));
 }

@@ -3,8 +3,8 @@
 #ifndef HALO_VULKAN_VK_STATUS_HPP_
 #define HALO_VULKAN_VK_STATUS_HPP_
 
-#include "halo/sdk/commands.hpp"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/status.hpp"
 #include "vulkan_api.hpp"
 
 namespace halo::vk {
@@ -18,21 +18,25 @@ const char* result_name(VkResult result) noexcept;
 // UNIMPLEMENTED for missing features or extensions, INTERNAL otherwise.
 halo_status_code_t result_code(VkResult result) noexcept;
 
-// Returns OK when |result| is VK_SUCCESS, else a new status
-// "|call| failed: VK_ERROR_… (n)".
-halo_status_t vk_status(sdk::Host host, const char* call,
-                        VkResult result) noexcept;
+// Returns a new status "|call| failed: VK_ERROR_… (n)" for a failed
+// |result| (not VK_SUCCESS).
+halo_status_t vk_failure(sdk::Host host, const char* call,
+                         VkResult result) noexcept;
+
+// Returns OK when |result| is VK_SUCCESS, else vk_failure's status.
+inline halo_status_t vk_status(sdk::Host host, const char* call,
+                               VkResult result) noexcept {
+  if (result == VK_SUCCESS) [[likely]] return HALO_OK;
+  return vk_failure(host, call, result);
+}
 
 }  // namespace halo::vk
 
 // Returns from the enclosing function with a status when |call_expression|
 // (a Vulkan call returning VkResult) does not return VK_SUCCESS. |name| is
 // the call's name for the message.
-#define HALO_VK_RETURN_IF_FAILED(host, name, call_expression)               \
-  do {                                                                      \
-    VkResult halo_vk_result_ = (call_expression);                           \
-    if (halo_vk_result_ != VK_SUCCESS)                                      \
-      return ::halo::vk::vk_status((host), (name), halo_vk_result_);        \
-  } while (0)
+#define HALO_VK_RETURN_IF_FAILED(host, name, call_expression) \
+  HALO_SDK_RETURN_IF_ERROR(                                   \
+      ::halo::vk::vk_status((host), (name), (call_expression)))
 
 #endif  // HALO_VULKAN_VK_STATUS_HPP_

@@ -18,7 +18,8 @@ namespace halo_vulkan_test {
 namespace {
 
 constexpr char kRefusal[] =
-    "halo_executable_create: malformed or unsupported SPIR-V: ";
+    "halo_executable_create: params->data is malformed or unsupported "
+    "SPIR-V: ";
 constexpr uint32_t kOpTypeVoid = 19;
 constexpr uint32_t kOpMemberDecorate = 72;
 constexpr uint32_t kDecorationOffset = 35;
@@ -324,9 +325,9 @@ TEST_F(ExecutableTest, RefusesMoreConstantsThanTheDeviceTakes) {
   ExecutablePtr executable;
   Status status(create_executable(module.bytes(), &executable));
   expect_status(status, HALO_STATUS_INVALID_ARGUMENT,
-                {"halo_executable_create: entry point 'constants' takes 1 "
-                 "storage buffers and 4100 bytes of constants; the device "
-                 "allows"});
+                {"halo_executable_create: params->data's entry point "
+                 "'constants' takes 1 storage buffers and 4100 bytes of "
+                 "constants; the device allows"});
   EXPECT_EQ(executable, nullptr);
 }
 
@@ -337,9 +338,9 @@ TEST_F(ExecutableTest, RefusesDeeplyNestedConstantsWithTheReason) {
   Status big(create_executable(
       module_bytes(nested_push_constant_module(4, 14)), &executable));
   expect_status(big, HALO_STATUS_INVALID_ARGUMENT,
-                {"halo_executable_create: entry point 'main' takes 0 "
-                 "storage buffers and 1073741824 bytes of constants; the "
-                 "device allows"});
+                {"halo_executable_create: params->data's entry point 'main' "
+                 "takes 0 storage buffers and 1073741824 bytes of constants; "
+                 "the device allows"});
   EXPECT_EQ(executable, nullptr);
   expect_refused(module_bytes(nested_push_constant_module(1, 17)),
                  "push constant block 24 nests structs, arrays, vectors or "

@@ -34,14 +34,7 @@
 #include "halo/device.h"
 #include "halo/executable.h"
 #include "halo/sdk/host.hpp"
-
-// Returns the status of |expression| from the enclosing function unless OK.
-#define HALO_SDK_RETURN_IF_ERROR(expression)                                   \
-  do {                                                                         \
-    halo_status_t halo_sdk_status_ = (expression);                             \
-    if (halo_sdk_status_ != nullptr)                                           \
-      return halo_sdk_status_;                                                 \
-  } while (0)
+#include "halo/sdk/status.hpp"  // HALO_SDK_RETURN_IF_ERROR, for its users.
 
 namespace halo::sdk {
 

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "halo/plugin.h"
+#include "halo/sdk/status.hpp"
 #include "halo/semaphore.h"
 
 #if defined(__GNUC__) || defined(__clang__)
