@@ -26,7 +26,8 @@ using testing::StatusHolder;
 std::atomic<int> g_destroyed{0};
 
 // A semaphore object whose vtable forwards to a Timeline, standing in for
-// "some plugin's semaphore": the scheduler only ever goes through the vtable.
+// "some plugin's semaphore": the submission core only goes through the
+// vtable.
 struct TestSemaphore {
   halo_object_t header;
   Timeline timeline;

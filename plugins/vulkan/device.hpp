@@ -1,5 +1,5 @@
 // The vulkan device: a VkDevice with one compute queue, the device's wake
-// semaphore and its queue scheduler.
+// semaphore and its queue.
 #ifndef HALO_VULKAN_DEVICE_HPP_
 #define HALO_VULKAN_DEVICE_HPP_
 
