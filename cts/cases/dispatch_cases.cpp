@@ -2,10 +2,13 @@
 // every element they write, and nothing beyond: saxpy over full and partial
 // workgroups, constants of several types, four bindings, dispatches reading
 // what earlier ones wrote, a thousand dispatches in one command buffer,
-// binding offsets, zero workgroups; executable entry-point queries; and the
+// binding offsets, zero workgroups; executable entry-point queries (the
+// workgroup size each form declares, ABI 1.0's struct_size); and the
 // status of each bad dispatch or executable (plugins/sdk/include/halo/sdk/
 // commands.hpp lists the rules). Values are small integers, exact in float.
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 
 #include "kernels.hpp"
 
@@ -431,6 +434,91 @@ HALO_CTS_CASE("dispatch.executable.entry_points", kNeedDispatch,
                       HALO_STATUS_NOT_FOUND);
     CTS_ASSERT_STATUS(halo_executable_query_entry_point(executable.get(), 1, &info),
                       HALO_STATUS_OUT_OF_RANGE);
+  }
+}
+
+// The ABI version the plugin under test declared (its registry record's).
+uint32_t plugin_abi_version(Context& ctx) {
+  size_t count = 0;
+  CTS_ASSERT_OK(halo_registry_plugin_count(ctx.registry(), &count));
+  for (size_t i = 0; i < count; ++i) {
+    halo_plugin_record_t record = {};
+    record.struct_size = sizeof(record);
+    CTS_ASSERT_OK(halo_registry_plugin_record(ctx.registry(), i, &record));
+    if (record.state == HALO_PLUGIN_STATE_LOADED && record.name != nullptr &&
+        ctx.plugin_name() == record.name) {
+      return record.abi_version;
+    }
+  }
+  fail(__FILE__, __LINE__, "no loaded plugin record is named " + ctx.plugin_name());
+}
+
+std::string workgroup_size_text(const uint32_t (&size)[3]) {
+  return "{" + std::to_string(size[0]) + ", " + std::to_string(size[1]) + ", " +
+         std::to_string(size[2]) + "}";
+}
+
+HALO_CTS_CASE("dispatch.executable.workgroup_size", kNeedDispatch,
+              "each test kernel reports the workgroup size its source declares: {64, 1, 1} in spirv, opencl-c and spirv-kernel, {0, 0, 0} (none fixed) in cpu-so and from ABI 1.0 plugins") {
+  // What cts/testdata/README.md says each form declares: GLSL local_size_x =
+  // 64 and OpenCL reqd_work_group_size(64, 1, 1) fix {64, 1, 1}; a cpu-so
+  // table fixes nothing, as its function loops over its 64 elements itself.
+  // A plugin built for ABI 1.0 does not know the member, and libhalo leaves
+  // it {0, 0, 0}. A format halo does not ship may do either.
+  const bool knows_member = plugin_abi_version(ctx) >= HALO_MAKE_VERSION(1, 1);
+  for (const KernelShape& shape : kKernels) {
+    const KernelFile file = find_kernel(ctx, shape.name);
+    ExecutableRef executable = create_executable(ctx.device(), file);
+    halo_entry_point_info_t info = {};
+    info.struct_size = sizeof(info);
+    CTS_ASSERT_OK(halo_executable_query_entry_point(executable.get(), 0, &info));
+    CTS_ASSERT_EQ(info.struct_size, static_cast<uint32_t>(sizeof(info)));
+    const bool fixed = info.workgroup_size[0] == 64 && info.workgroup_size[1] == 1 &&
+                       info.workgroup_size[2] == 1;
+    const bool none = info.workgroup_size[0] == 0 && info.workgroup_size[1] == 0 &&
+                      info.workgroup_size[2] == 0;
+    bool ok = fixed || none;
+    if (!knows_member || file.format == "cpu-so") {
+      ok = none;
+    } else if (file.format == "spirv" || file.format == "opencl-c" ||
+               file.format == "spirv-kernel") {
+      ok = fixed;
+    }
+    CTS_ASSERT_MSG(ok, std::string(shape.name) + " (" + file.format + "): workgroup_size " +
+                           workgroup_size_text(info.workgroup_size));
+  }
+}
+
+HALO_CTS_CASE("dispatch.executable.abi_1_0_struct_size", kNeedDispatch,
+              "an entry point info of ABI 1.0's struct_size, filled by libhalo or by the plugin's own query_entry_point, gets the 1.0 members and no byte past them") {
+  // A caller built against ABI 1.0 asks libhalo; a libhalo of ABI 1.0 asks
+  // the plugin itself with its own 1.0-sized struct. workgroup_size is the
+  // first member past 1.0, so its offset is 1.0's size.
+  constexpr uint32_t kAbi10Size = offsetof(halo_entry_point_info_t, workgroup_size);
+  constexpr unsigned char kCanary = 0xA5;
+  ExecutableRef executable = load_kernel(ctx, "saxpy");
+  const auto* vtable = reinterpret_cast<const halo_executable_vtable_t*>(
+      reinterpret_cast<halo_object_t*>(executable.get())->vtable);
+  for (const bool through_libhalo : {true, false}) {
+    const std::string caller = through_libhalo ? "halo_executable_query_entry_point"
+                                               : "the plugin's query_entry_point";
+    alignas(halo_entry_point_info_t) unsigned char bytes[sizeof(halo_entry_point_info_t)];
+    std::memset(bytes, kCanary, sizeof(bytes));
+    auto* info = reinterpret_cast<halo_entry_point_info_t*>(bytes);
+    info->struct_size = kAbi10Size;
+    CTS_ASSERT_OK(through_libhalo
+                      ? halo_executable_query_entry_point(executable.get(), 0, info)
+                      : vtable->query_entry_point(executable.get(), 0, info));
+    CTS_ASSERT_MSG(info->struct_size == kAbi10Size,
+                   caller + ": struct_size came back as " + std::to_string(info->struct_size));
+    CTS_ASSERT_MSG(std::string(info->name) == "saxpy" && info->binding_count == 2 &&
+                       info->constant_size == sizeof(SaxpyConstants),
+                   caller + ": the 1.0 members are not saxpy's");
+    for (size_t i = kAbi10Size; i < sizeof(bytes); ++i) {
+      CTS_ASSERT_MSG(bytes[i] == kCanary,
+                     caller + ": byte " + std::to_string(i) + " past ABI 1.0's " +
+                         std::to_string(kAbi10Size) + " was written");
+    }
   }
 }
 

@@ -56,10 +56,13 @@ static uint32_t executable_entry_point_count(halo_executable_t* base) {
   return 0;
 }
 
-/* VENDOR: fill |out_info| (libhalo passes its own, struct_size set) for entry
- * point |ordinal|: its name, binding_count and constant_size; OUT_OF_RANGE
- * "halo_executable_query_entry_point: ordinal … is not below the … entry points"
- * past the end. */
+/* VENDOR: describe entry point |ordinal| in a whole halo_entry_point_info_t: its
+ * name, binding_count, constant_size and workgroup_size (the size your native
+ * module declares, {0, 0, 0} where it fixes none), then copy it into |out_info|
+ * with template_copy_out. libhalo passes its own struct, struct_size set, and a
+ * libhalo older than your headers passes a smaller one: nothing may be written
+ * past it. OUT_OF_RANGE "halo_executable_query_entry_point: ordinal … is not
+ * below the … entry points" past the end. */
 static halo_status_t executable_query_entry_point(halo_executable_t* base, uint32_t ordinal,
                                                   halo_entry_point_info_t* out_info) {
   template_executable_t* executable = (template_executable_t*)base;

@@ -116,6 +116,8 @@ halo_entry_point_info_t EntryPoint::describe() const noexcept {
   std::memcpy(info.name, name_, sizeof(info.name));
   info.binding_count = binding_count_;
   info.constant_size = constant_size_;
+  // workgroup_size stays {0, 0, 0}: a workgroup is one call of the function,
+  // which alone decides how much work the call does (cpu_kernel.h).
   return info;
 }
 

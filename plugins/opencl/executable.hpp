@@ -5,8 +5,9 @@
 // kernel's __global pointer parameters come first and are the bindings, in
 // order; its scalar parameters follow and are the constants, each at the
 // next offset aligned to its own size (4 or 8 bytes). The workgroup size is
-// the kernel's reqd_work_group_size, which every entry point must declare;
-// a dispatch's global size is workgroup_count times that size.
+// the kernel's reqd_work_group_size, which every entry point must declare
+// and halo_entry_point_info_t::workgroup_size reports; a dispatch's global
+// size is workgroup_count times that size.
 #ifndef HALO_OPENCL_EXECUTABLE_HPP_
 #define HALO_OPENCL_EXECUTABLE_HPP_
 

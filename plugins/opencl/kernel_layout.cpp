@@ -180,6 +180,11 @@ halo_status_t describe_kernel(sdk::Host host, const Api& api,
                             "point must fix its size",
                             info.name);
   }
+  // The size comes from 32-bit operands (reqd_work_group_size's in OpenCL C,
+  // LocalSize's in SPIR-V), so each dimension fits the reported uint32_t.
+  for (int i = 0; i < 3; ++i) {
+    info.workgroup_size[i] = static_cast<uint32_t>(entry->local_size[i]);
+  }
   return HALO_OK;
 }
 

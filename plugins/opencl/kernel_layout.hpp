@@ -10,8 +10,9 @@
 namespace halo::cl {
 
 // Fills |entry| (whose kernel is set) from the kernel's name, parameters
-// and reqd_work_group_size on |device|. Returns INVALID_ARGUMENT, naming
-// the kernel and parameter, for a name longer than the 127 bytes of
+// and reqd_work_group_size on |device| (both the dispatch's local size and
+// the entry point's workgroup_size). Returns INVALID_ARGUMENT, naming the
+// kernel and parameter, for a name longer than the 127 bytes of
 // halo_entry_point_info_t::name, or a layout the plugin cannot bind: a
 // __global pointer after a scalar, a __local or __constant pointer, a scalar
 // that is not a 32- or 64-bit int, uint, long, ulong, float or double (or

@@ -98,6 +98,8 @@ halo_entry_point_info_t Executable::info(uint32_t ordinal) const noexcept {
   std::snprintf(info.name, sizeof(info.name), "%s", entry.name);
   info.binding_count = entry.binding_count;
   info.constant_size = entry.constant_size;
+  std::memcpy(info.workgroup_size, entry.workgroup_size,
+              sizeof(info.workgroup_size));
   return info;
 }
 

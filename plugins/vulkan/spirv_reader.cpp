@@ -1,5 +1,6 @@
 // The SPIR-V reader: header and instruction checks, decorations, and the
-// bindings and push-constant size of each GLCompute entry point.
+// bindings, push-constant size and workgroup size of each GLCompute entry
+// point.
 #include "spirv_reader.hpp"
 
 #include <algorithm>
@@ -22,19 +23,25 @@ constexpr uint64_t kTooLarge = uint64_t{1} << 32;
 
 // Opcodes, decorations, storage classes and execution models used here.
 enum Op : uint32_t {
-  kOpEntryPoint = 15, kOpTypeInt = 21, kOpTypeFloat = 22, kOpTypeVector = 23,
-  kOpTypeMatrix = 24, kOpTypeArray = 28, kOpTypeRuntimeArray = 29,
-  kOpTypeStruct = 30, kOpTypePointer = 32, kOpConstant = 43,
-  kOpFunction = 54, kOpFunctionEnd = 56, kOpFunctionCall = 57,
-  kOpVariable = 59, kOpLoad = 61, kOpStore = 62, kOpCopyMemory = 63,
-  kOpCopyMemorySized = 64, kOpAccessChain = 65, kOpInBoundsAccessChain = 66,
-  kOpPtrAccessChain = 67, kOpArrayLength = 68, kOpInBoundsPtrAccessChain = 70,
-  kOpDecorate = 71, kOpMemberDecorate = 72, kOpAtomicLoad = 227,
-  kOpAtomicStore = 228, kOpAtomicLast = 242,
+  kOpEntryPoint = 15, kOpExecutionMode = 16, kOpTypeInt = 21,
+  kOpTypeFloat = 22, kOpTypeVector = 23, kOpTypeMatrix = 24,
+  kOpTypeArray = 28, kOpTypeRuntimeArray = 29, kOpTypeStruct = 30,
+  kOpTypePointer = 32, kOpConstant = 43, kOpConstantComposite = 44,
+  kOpSpecConstant = 50, kOpSpecConstantComposite = 51, kOpFunction = 54,
+  kOpFunctionEnd = 56, kOpFunctionCall = 57, kOpVariable = 59, kOpLoad = 61,
+  kOpStore = 62, kOpCopyMemory = 63, kOpCopyMemorySized = 64,
+  kOpAccessChain = 65, kOpInBoundsAccessChain = 66, kOpPtrAccessChain = 67,
+  kOpArrayLength = 68, kOpInBoundsPtrAccessChain = 70, kOpDecorate = 71,
+  kOpMemberDecorate = 72, kOpAtomicLoad = 227, kOpAtomicStore = 228,
+  kOpAtomicLast = 242, kOpExecutionModeId = 331,
 };
 enum Decoration : uint32_t {
-  kBlock = 2, kBufferBlock = 3, kArrayStride = 6, kBinding = 33,
-  kDescriptorSet = 34, kOffset = 35,
+  kBlock = 2, kBufferBlock = 3, kArrayStride = 6, kBuiltIn = 11,
+  kBinding = 33, kDescriptorSet = 34, kOffset = 35,
+};
+// Execution modes and the built-in that give a workgroup size.
+enum WorkgroupSizeSource : uint32_t {
+  kLocalSize = 17, kLocalSizeId = 38, kBuiltInWorkgroupSize = 25,
 };
 enum StorageClass : uint32_t {
   kUniformConstant = 0, kUniform = 2, kPushConstant = 9, kStorageBuffer = 12,
@@ -85,7 +92,8 @@ class Reader {
         stride_(Alloc(host)), offsets_(Alloc(host)),
         member_base_(Alloc(host)), member_offset_(Alloc(host)),
         layouts_(Alloc(host)), globals_(Alloc(host)), uses_(Alloc(host)),
-        seen_(Alloc(host)), entries_(Alloc(host)), host_(host) {}
+        seen_(Alloc(host)), entries_(Alloc(host)),
+        local_size_at_(Alloc(host)), host_(host) {}
 
   bool read(const void* data, size_t size, SpirvEntryPoints* out);
 
@@ -99,6 +107,8 @@ class Reader {
   bool used_globals(const Entry& entry, size_t compute_entries,
                     HostVector<uint32_t>* out);
   bool names_unique(const SpirvEntryPoints& points);
+  void workgroup_size(const Entry& entry, uint32_t (&out)[3]) const;
+  bool constant_value(uint32_t id, uint32_t* out) const;
   bool classify(uint32_t variable, HostVector<uint32_t>* bindings,
                 uint32_t* constant_size, const char* name);
   void index_member_offsets();
@@ -135,6 +145,11 @@ class Reader {
   HostVector<uint32_t> seen_;   // Per id: the last walk that reached it.
   uint32_t walks_ = 0;
   HostVector<Entry> entries_;
+  // Per function id: the word offset of the LocalSize or LocalSizeId
+  // execution mode naming it (0 for none).
+  HostVector<uint32_t> local_size_at_;
+  // The id decorated BuiltIn WorkgroupSize (0 for none).
+  uint32_t workgroup_size_builtin_ = 0;
   sdk::Host host_;
 };
 
@@ -187,6 +202,7 @@ bool Reader::scan() {
   binding_.assign(bound_, kNone);
   flags_.assign(bound_, 0);
   stride_.assign(bound_, 0);
+  local_size_at_.assign(bound_, 0);
   uint32_t function = 0;
   for (size_t at = kHeaderWords; at < words_.size();) {
     uint32_t count = word(at) >> 16;
@@ -222,6 +238,23 @@ bool Reader::record(uint32_t op, size_t at, uint32_t count, uint32_t* function) 
         entries_.push_back({word(at + 2), at + 3, 0, at + count});
       }
       return true;
+    case kOpExecutionMode:
+    case kOpExecutionModeId: {
+      if (count < 3) return fail("execution mode at word %zu is too short", at);
+      const uint32_t mode = word(at + 2);
+      if (mode != (op == kOpExecutionMode ? kLocalSize : kLocalSizeId)) {
+        return true;
+      }
+      if (count < 6) {
+        return fail("workgroup size at word %zu lacks one of its three sizes",
+                    at);
+      }
+      if (!valid_id(word(at + 1))) {
+        return fail("execution mode at word %zu names no valid id", at);
+      }
+      local_size_at_[word(at + 1)] = static_cast<uint32_t>(at);
+      return true;
+    }
     case kOpDecorate:
     case kOpMemberDecorate: {
       bool member = op == kOpMemberDecorate;
@@ -243,9 +276,16 @@ bool Reader::record(uint32_t op, size_t at, uint32_t count, uint32_t* function) 
       if (decoration == kDescriptorSet && operand) set_[target] = word(first + 1);
       if (decoration == kBinding && operand) binding_[target] = word(first + 1);
       if (decoration == kArrayStride && operand) stride_[target] = word(first + 1);
+      if (decoration == kBuiltIn && operand &&
+          word(first + 1) == kBuiltInWorkgroupSize) {
+        workgroup_size_builtin_ = target;
+      }
       return true;
     }
     case kOpConstant:
+    case kOpConstantComposite:
+    case kOpSpecConstant:
+    case kOpSpecConstantComposite:
       return define(at + 2);
     case kOpVariable:
       if (!define(at + 2)) return false;
@@ -554,7 +594,52 @@ bool Reader::describe(const Entry& entry, size_t compute_entries,
     }
   }
   out->binding_count = static_cast<uint32_t>(bindings.size());
+  workgroup_size(entry, out->workgroup_size);
   return true;
+}
+
+bool Reader::constant_value(uint32_t id, uint32_t* out) const {
+  // halo specializes nothing, so a specialization constant's default is the
+  // value the pipeline gets.
+  const uint32_t op = op_of(id);
+  if (op != kOpConstant && op != kOpSpecConstant) return false;
+  const size_t at = defined_[id];
+  // One literal word: an integer of at most 32 bits.
+  if ((word(at) >> 16) != 4 || op_of(word(at + 1)) != kOpTypeInt) return false;
+  *out = word(at + 3);
+  return true;
+}
+
+void Reader::workgroup_size(const Entry& entry, uint32_t (&out)[3]) const {
+  uint32_t size[3] = {};
+  bool known = false;
+  if (workgroup_size_builtin_ != 0) {
+    // The built-in takes precedence over every entry point's execution
+    // mode; a composite of other than plain constants (a specialization
+    // constant expression) stays unknown.
+    const uint32_t id = workgroup_size_builtin_;
+    const uint32_t op = op_of(id);
+    if ((op == kOpConstantComposite || op == kOpSpecConstantComposite) &&
+        (word(defined_[id]) >> 16) == 6) {
+      known = true;
+      for (int i = 0; i < 3; ++i) {
+        known = known && constant_value(word(defined_[id] + 3 + i), &size[i]);
+      }
+    }
+  } else if (local_size_at_[entry.function] != 0) {
+    // LocalSize gives literals, LocalSizeId the ids of constants.
+    const size_t at = local_size_at_[entry.function];
+    const bool literals = (word(at) & 0xFFFF) == kOpExecutionMode;
+    known = true;
+    for (int i = 0; i < 3; ++i) {
+      if (literals) {
+        size[i] = word(at + 3 + i);
+      } else {
+        known = known && constant_value(word(at + 3 + i), &size[i]);
+      }
+    }
+  }
+  for (int i = 0; i < 3; ++i) out[i] = known ? size[i] : 0;
 }
 
 bool Reader::read(const void* data, size_t size, SpirvEntryPoints* out) {

@@ -22,7 +22,7 @@
 
 /* Version packing. */
 HALO_LAYOUT_ASSERT(HALO_ABI_VERSION_MAJOR == 1);
-HALO_LAYOUT_ASSERT(HALO_ABI_VERSION == 0x00010000u);
+HALO_LAYOUT_ASSERT(HALO_ABI_VERSION == 0x00010001u);
 HALO_LAYOUT_ASSERT(HALO_MAKE_VERSION(2, 3) == 0x00020003u);
 HALO_LAYOUT_ASSERT(HALO_VERSION_MAJOR(HALO_MAKE_VERSION(7, 9)) == 7);
 HALO_LAYOUT_ASSERT(HALO_VERSION_MINOR(HALO_MAKE_VERSION(7, 9)) == 9);
@@ -151,8 +151,10 @@ HALO_LAYOUT_ASSERT(offsetof(halo_dispatch_params_t, workgroup_count) == 16);
 HALO_LAYOUT_ASSERT(offsetof(halo_dispatch_params_t, constants) == 32);
 HALO_LAYOUT_ASSERT(offsetof(halo_dispatch_params_t, bindings) == 48);
 HALO_LAYOUT_ASSERT(sizeof(halo_executable_params_t) == 32);
-HALO_LAYOUT_ASSERT(sizeof(halo_entry_point_info_t) == 144);
+HALO_LAYOUT_ASSERT(sizeof(halo_entry_point_info_t) == 156);
 HALO_LAYOUT_ASSERT(offsetof(halo_entry_point_info_t, binding_count) == 136);
+/* ABI 1.1 appended workgroup_size where 1.0's 144 bytes ended. */
+HALO_LAYOUT_ASSERT(offsetof(halo_entry_point_info_t, workgroup_size) == 144);
 HALO_LAYOUT_ASSERT(sizeof(halo_registry_options_t) == 24);
 HALO_LAYOUT_ASSERT(offsetof(halo_registry_options_t, plugin_path_count) == 8);
 HALO_LAYOUT_ASSERT(offsetof(halo_registry_options_t, plugin_paths) == 16);

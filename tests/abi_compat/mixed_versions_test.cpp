@@ -1,9 +1,9 @@
 // Builds of different ABI 1.x minors working together (DESIGN.md §2.3). This
 // one program is built twice (see CMakeLists.txt):
 //  - against today's headers and libhalo, loading the seeded-bug plugin
-//    (tests/cts_catches, no bug seeded) built against "future 1.1" headers,
-//    where every struct has one more member: the plugin's vtables and
-//    descriptor are larger than libhalo's sizeof;
+//    (tests/cts_catches, no bug seeded) built against the next minor's
+//    headers, where every struct has one more member: the plugin's vtables
+//    and descriptor are larger than libhalo's sizeof;
 //  - against the frozen ABI 1.0 headers, linked to a libhalo built against
 //    those future headers, loading that plugin built against 1.0:
 //    the plugin's vtables and this program's argument structs are smaller

@@ -57,6 +57,10 @@ TEST_F(ExecutableTest, DescribesEveryEntryPointOfTheTable) {
     EXPECT_STREQ(info.name, kTestKernels[i].name);
     EXPECT_EQ(info.binding_count, kTestKernels[i].binding_count);
     EXPECT_EQ(info.constant_size, kTestKernels[i].constant_size);
+    // A cpu entry point fixes no workgroup size (cpu_kernel.h).
+    EXPECT_EQ(info.workgroup_size[0], 0u);
+    EXPECT_EQ(info.workgroup_size[1], 0u);
+    EXPECT_EQ(info.workgroup_size[2], 0u);
     EXPECT_EQ(entry_point(executable.get(), kTestKernels[i].name), i);
   }
 }

@@ -1,6 +1,6 @@
-// OpenCL C executables: entry point layouts, refusals with their reasons
-// (names too long among them), and the build log in the status of a
-// program that does not build.
+// OpenCL C executables: entry point layouts and workgroup sizes, refusals
+// with their reasons (names too long among them), and the build log in the
+// status of a program that does not build.
 #include <initializer_list>
 #include <string>
 
@@ -74,6 +74,22 @@ TEST_F(ExecutableTest, EntryPointsAreSortedByName) {
   Status missing(halo_executable_lookup_entry_point(executable.get(), "beta",
                                                     &ordinal));
   EXPECT_EQ(missing.code(), HALO_STATUS_NOT_FOUND) << missing.describe();
+}
+
+TEST_F(ExecutableTest, ReportsEachKernelsWorkgroupSize) {
+  ExecutablePtr executable;
+  HALO_ASSERT_OK(build(
+      "__kernel __attribute__((reqd_work_group_size(8, 4, 2))) void cube("
+      "__global uint* out) {}\n" HALO_KERNEL("line", "__global uint* out"),
+      &executable));
+  halo_entry_point_info_t info = entry_point(executable.get(), "cube");
+  EXPECT_EQ(info.workgroup_size[0], 8u);
+  EXPECT_EQ(info.workgroup_size[1], 4u);
+  EXPECT_EQ(info.workgroup_size[2], 2u);
+  info = entry_point(executable.get(), "line");
+  EXPECT_EQ(info.workgroup_size[0], 64u);
+  EXPECT_EQ(info.workgroup_size[1], 1u);
+  EXPECT_EQ(info.workgroup_size[2], 1u);
 }
 
 TEST_F(ExecutableTest, BuildFailureCarriesTheBuildLog) {

@@ -370,6 +370,10 @@ TEST_F(ExecutableTest, EntryPointsShareOneModule) {
     EXPECT_STREQ(info.name, names[i]);
     EXPECT_EQ(info.binding_count, 1u);
     EXPECT_EQ(info.constant_size, 4u);
+    // LocalSize names the function, which both entry points share.
+    EXPECT_EQ(info.workgroup_size[0], 64u);
+    EXPECT_EQ(info.workgroup_size[1], 1u);
+    EXPECT_EQ(info.workgroup_size[2], 1u);
     uint32_t ordinal = 99;
     HALO_ASSERT_OK(halo_executable_lookup_entry_point(executable.get(),
                                                       names[i], &ordinal));

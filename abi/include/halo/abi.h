@@ -10,7 +10,8 @@
 #include <stdint.h>
 
 #define HALO_ABI_VERSION_MAJOR 1
-#define HALO_ABI_VERSION_MINOR 0
+/* 1.1 appended halo_entry_point_info_t.workgroup_size. */
+#define HALO_ABI_VERSION_MINOR 1
 
 /* Packs a major/minor pair into one comparable 32-bit value. */
 #define HALO_MAKE_VERSION(major, minor) \

@@ -20,6 +20,11 @@
  * offset just past its last constant (0 without constants); a dispatch
  * must pass exactly that many constant bytes.
  *
+ * A workgroup is one call: the function decides how much work a call does
+ * (the CTS's kernels cover 64 elements each), and the table does not say, so
+ * halo_entry_point_info_t::workgroup_size is {0, 0, 0} for every cpu entry
+ * point; a caller sizes the dispatch's grid from the kernel's own contract.
+ *
  * A workgroup's id runs over [0, count) in each dimension; workgroups of one
  * dispatch run concurrently on the device's worker threads (the queue's
  * thread plus a pool: HALO_CPU_WORKERS threads in all, the hardware's
