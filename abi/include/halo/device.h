@@ -1,7 +1,12 @@
 /* Devices: info, capabilities, semaphores and the queue (DESIGN.md §5).
  *
- * Info and capability structs are filled up to the smaller of the caller's
- * struct_size and the plugin's own; the caller sets struct_size first. */
+ * Info and capability structs: the caller sets struct_size first (at least
+ * 4); the query fills the struct up to the smaller of that and this header's
+ * size of it, sets struct_size to the bytes filled, and leaves 0 in members
+ * the device's plugin does not know. Strings are NUL-terminated.
+ *
+ * Every function below that returns a status returns INVALID_ARGUMENT for a
+ * NULL or wrong-type handle or a NULL out-pointer. */
 #ifndef HALO_DEVICE_H_
 #define HALO_DEVICE_H_
 
@@ -50,8 +55,13 @@ typedef struct halo_device_info_t {
 typedef uint64_t halo_device_features_t;
 #define HALO_DEVICE_FEATURE_SEMAPHORES ((halo_device_features_t)1u << 0)
 #define HALO_DEVICE_FEATURE_QUEUES ((halo_device_features_t)1u << 1)
+/* Buffers; without it halo_buffer_allocate returns UNIMPLEMENTED. */
 #define HALO_DEVICE_FEATURE_BUFFERS ((halo_device_features_t)1u << 2)
+/* Command buffers; without it halo_command_buffer_create returns
+ * UNIMPLEMENTED. */
 #define HALO_DEVICE_FEATURE_COMMAND_BUFFERS ((halo_device_features_t)1u << 3)
+/* Executables and dispatches; without it halo_executable_create returns
+ * UNIMPLEMENTED. */
 #define HALO_DEVICE_FEATURE_DISPATCH ((halo_device_features_t)1u << 4)
 /* Waits on the device's own semaphores happen on the device, not the host. */
 #define HALO_DEVICE_FEATURE_DEVICE_SEMAPHORE_WAIT \
@@ -59,18 +69,24 @@ typedef uint64_t halo_device_features_t;
 
 typedef struct halo_device_capabilities_t {
   uint32_t struct_size;
+  /* Queues 0 … queue_count - 1, selected by halo_queue_affinity_t bits. */
   uint32_t queue_count;
+  /* HALO_DEVICE_FEATURE_* bits. */
   halo_device_features_t features;
   /* Largest difference between a semaphore's payload and any pending wait or
    * signal value (Vulkan's maxTimelineSemaphoreValueDifference);
    * HALO_SEMAPHORE_MAX_VALUE where unlimited. */
   uint64_t max_semaphore_value_difference;
+  /* Largest halo_buffer_params_t.size; a larger one is RESOURCE_EXHAUSTED. */
   uint64_t max_buffer_size;
+  /* A power of two: the default buffer alignment, and what every dispatch
+   * binding offset must be a multiple of. */
   uint64_t min_buffer_alignment;
   /* Bitwise OR of the halo_memory_type_t bits the device offers. */
   halo_memory_type_t memory_types;
   uint32_t reserved0;
-  /* Comma-separated executable formats, e.g. "spirv" or "cpu-so". */
+  /* Comma-separated executable formats that halo_executable_create accepts
+   * (see executable.h). */
   char executable_formats[128];
   /* --- ABI 1.0 ends here. --- */
 } halo_device_capabilities_t;
@@ -79,8 +95,9 @@ typedef struct halo_device_capabilities_t {
 typedef uint64_t halo_queue_affinity_t;
 #define HALO_QUEUE_AFFINITY_ANY (~(halo_queue_affinity_t)0)
 
-/* One queue submission. Every array is borrowed for the call; the device
- * retains every object it names until the submission completes. */
+/* One queue submission (halo_device_queue_execute). Every array is borrowed
+ * for the call; the device retains every object it names until the
+ * submission completes. Arrays may be NULL when their count is 0. */
 typedef struct halo_queue_execute_info_t {
   uint32_t struct_size;
   uint32_t reserved0;
@@ -96,6 +113,10 @@ typedef struct halo_queue_execute_info_t {
   /* --- ABI 1.0 ends here. --- */
 } halo_queue_execute_info_t;
 
+/* The device vtable a plugin implements. Entries marked "may be NULL" may
+ * be; every other is required. Each implements the public function of its
+ * name, with its rules and codes; libhalo has already checked the handles,
+ * NULL pointers, struct sizes and value ranges (DESIGN.md §6). */
 typedef struct halo_device_vtable_t {
   halo_object_vtable_t object;
   halo_status_t (*query_info)(halo_device_t* device,
@@ -124,54 +145,83 @@ typedef struct halo_device_vtable_t {
   halo_status_t (*allocate_buffer)(halo_device_t* device,
                                    const halo_buffer_params_t* params,
                                    halo_buffer_t** out_buffer);
+  /* May be NULL: libhalo then returns UNIMPLEMENTED. */
   halo_status_t (*create_command_buffer)(
       halo_device_t* device, halo_command_buffer_mode_t mode,
       halo_command_buffer_t** out_command_buffer);
+  /* May be NULL: libhalo then returns UNIMPLEMENTED. */
   halo_status_t (*create_executable)(halo_device_t* device,
                                      const halo_executable_params_t* params,
                                      halo_executable_t** out_executable);
   /* --- ABI 1.0 ends here. --- */
 } halo_device_vtable_t;
 
+/* Adds a reference to |device|. Accepts NULL. Thread-safe. */
 HALO_API void halo_device_retain(halo_device_t* device);
-/* Releases |device|. Accepts NULL. The device lives on while its semaphores,
- * buffers or submissions need it. */
+/* Drops a reference to |device|. Accepts NULL. Thread-safe. The device lives
+ * on while its semaphores, buffers, command buffers, executables or
+ * submissions need it. */
 HALO_API void halo_device_release(halo_device_t* device);
 
-/* Fills |out_info| (caller sets struct_size). Borrows |device|. */
+/* Fills |out_info| with what identifies the device (see the top of this
+ * file for struct_size). Borrows |device|. Thread-safe. Returns
+ * INVALID_ARGUMENT for an |out_info->struct_size| below 4. */
 HALO_API halo_status_t halo_device_query_info(halo_device_t* device,
                                               halo_device_info_t* out_info);
-/* Fills |out_capabilities| (caller sets struct_size). Borrows |device|. */
+/* Fills |out_capabilities| with the device's features, limits, memory types
+ * and executable formats (see the top of this file for struct_size). Borrows
+ * |device|. Thread-safe. Returns INVALID_ARGUMENT for an
+ * |out_capabilities->struct_size| below 4. */
 HALO_API halo_status_t halo_device_query_capabilities(
     halo_device_t* device, halo_device_capabilities_t* out_capabilities);
 
-/* Stores in |out_compatibility| what |device| can do with |semaphore| (either
- * may belong to any plugin). Borrows both. */
+/* Stores in |out_compatibility| what |device| can do with |semaphore|, which
+ * may belong to any device of any plugin: HALO_SEMAPHORE_COMPATIBILITY_ALL
+ * for the device's own semaphores, at least HOST_WAIT | HOST_SIGNAL for
+ * others. Borrows both. Thread-safe. */
 HALO_API halo_status_t halo_device_semaphore_compatibility(
     halo_device_t* device, halo_semaphore_t* semaphore,
     halo_semaphore_compatibility_t* out_compatibility);
 
 /* Submits |info| and returns without blocking. The work starts once every wait
- * is reached; the signals are set after every command buffer completes; a
- * failed wait fails every signal semaphore with a copy of its status. With no
- * command buffers the submission is a barrier. Waits may name unsignalled
- * values and semaphores of any device or plugin. Borrows everything; the
- * device retains what it needs. Thread-safe.
+ * is reached; the signals are set after every command buffer completes, and
+ * the work's writes are then visible to whatever waits for them. A failed
+ * wait fails every signal semaphore with a copy of its status, and the
+ * command buffers do not run; work that fails on the device fails every
+ * signal semaphore with its status. With no command buffers the submission
+ * is a barrier. Waits may name unsignalled values and semaphores of any
+ * device or plugin. Only semaphores order submissions (see command_buffer.h
+ * for the order within one). Borrows everything; the device retains what it
+ * names until the submission completes, so the caller may release it at
+ * once. Thread-safe.
  * A signal value must be above its semaphore's payload when the signal lands;
  * if another signal has passed it by then, the semaphore fails with
  * INVALID_ARGUMENT naming the signal, its value and the payload.
- * Returns INVALID_ARGUMENT, submitting nothing, for bad handles, NULL arrays
- * with a non-zero count, values above HALO_SEMAPHORE_MAX_VALUE, or a signal
- * value at or below its semaphore's payload already. */
+ * On an error nothing is submitted: INVALID_ARGUMENT for a NULL |info|, a
+ * struct_size below ABI 1.0's, NULL arrays with a non-zero count, values above
+ * HALO_SEMAPHORE_MAX_VALUE, a signal value at or below its semaphore's
+ * payload already, a value farther than the device's
+ * max_semaphore_value_difference from the payload of one of its own
+ * semaphores, an |affinity| that selects none of the device's queues, or a
+ * command buffer of another device or plugin; FAILED_PRECONDITION for a
+ * command buffer not ended, or a ONE_SHOT one submitted before or listed
+ * twice (see command_buffer.h); RESOURCE_EXHAUSTED when memory runs out. */
 HALO_API halo_status_t halo_device_queue_execute(
     halo_device_t* device, const halo_queue_execute_info_t* info);
 
-/* Asks the queues in |affinity| to start pending work now. */
+/* Asks the queues in |affinity| to start work that is submitted and ready
+ * now, where a device would otherwise gather more first. Submitted work
+ * starts without it; it never blocks on device work and orders nothing.
+ * Borrows |device|. Thread-safe. */
 HALO_API halo_status_t halo_device_queue_flush(halo_device_t* device,
                                                halo_queue_affinity_t affinity);
 
-/* Blocks until every submission made so far has completed (OK) or |deadline|
- * passes (DEADLINE_EXCEEDED). */
+/* Blocks until every submission made to |device| before the call is done
+ * (OK), or |deadline| passes (DEADLINE_EXCEEDED). A submission is done once
+ * it completed or failed; its failure shows on its signal semaphores, not
+ * here. One still waiting for a semaphore is not done, so a wait that is
+ * never signalled blocks until |deadline|. HALO_DEADLINE_INFINITE_PAST polls
+ * without blocking. Borrows |device|. Thread-safe. */
 HALO_API halo_status_t halo_device_wait_idle(halo_device_t* device,
                                              halo_time_ns_t deadline);
 

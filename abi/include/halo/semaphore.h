@@ -59,8 +59,8 @@ typedef struct halo_timepoint_t halo_timepoint_t;
  *
  * Cancelling from inside a callback: a cancel never waits for callbacks
  * running on its own thread, but it does wait for callbacks running on other
- * threads — of that timepoint (the SDK's timeline) or of any timepoint of
- * that semaphore (the template plugin). So two callbacks on two threads that
+ * threads — of that timepoint, or, on some devices, of any timepoint of
+ * that semaphore. So two callbacks on two threads that
  * each cancel a timepoint the other's signal or fail is dispatching wait for
  * each other for ever. A callback may always cancel timepoints of its own
  * dispatch (released by the same signal or fail on this thread) whose

@@ -1,28 +1,7 @@
 // Argument checks shared by every plugin's buffers and command buffers, so
 // that the same bad call gets the same status code from every plugin (the
 // CTS asserts the codes) and a message naming the call and the argument.
-//
-// The contract they enforce (see also buffer.h and command_buffer.h):
-//   * allocation: memory_type is a non-zero subset of the device's memory
-//     types and usage a non-zero set of known bits (INVALID_ARGUMENT); size 0
-//     is INVALID_ARGUMENT; a size above max_buffer_size is
-//     RESOURCE_EXHAUSTED.
-//   * ranges: HALO_WHOLE_BUFFER means "to the end"; a range past the end is
-//     OUT_OF_RANGE (overflow-safe).
-//   * mapping needs HOST_VISIBLE memory (FAILED_PRECONDITION otherwise).
-//   * fill: the pattern length is 1, 2 or 4, offset and length are
-//     multiples of it (INVALID_ARGUMENT); fill, update and copy targets need
-//     TRANSFER_TARGET usage, copy sources TRANSFER_SOURCE, dispatch bindings
-//     DISPATCH_STORAGE (INVALID_ARGUMENT);
-//     copies within one buffer must not overlap (INVALID_ARGUMENT).
-//   * dispatch: the entry point exists; binding count and constant size
-//     match the entry point's (INVALID_ARGUMENT); binding offsets are
-//     multiples of min_buffer_alignment (INVALID_ARGUMENT).
-//   * recording: commands only between begin and end, begin once, end once
-//     (FAILED_PRECONDITION); mode is exactly one of ONE_SHOT and REUSABLE
-//     (INVALID_ARGUMENT); submission needs an ended command buffer, and a
-//     ONE_SHOT one is submitted at most once (FAILED_PRECONDITION).
-// Zero-length fills, updates and copies are valid and do nothing.
+// The checks enforce the rules that buffer.h and command_buffer.h state.
 #ifndef HALO_SDK_COMMANDS_HPP_
 #define HALO_SDK_COMMANDS_HPP_
 
@@ -56,6 +35,13 @@ halo_status_t check_buffer_params(Host host,
 halo_status_t resolve_range(Host host, const char *function,
                             const char *argument, uint64_t size,
                             uint64_t offset, uint64_t *length) noexcept;
+
+// Checks that |buffer| is HOST_VISIBLE (FAILED_PRECONDITION) and that
+// [offset, offset + *length) lies within it, resolving the length, for
+// |function|: a map, unmap, flush or invalidate.
+halo_status_t check_host_range(Host host, const char *function,
+                               const BufferFacts &buffer, uint64_t offset,
+                               uint64_t *length) noexcept;
 
 // Checks a map of [offset, offset + *length) and resolves the length.
 halo_status_t check_map(Host host, const BufferFacts &buffer, uint64_t offset,
