@@ -36,6 +36,10 @@ _GOALS = [
     ("BM_Copy64MiB", "native_memcpy", 1 / 0.9),
     ("BM_EmptyDispatch", "native_futex_handoff", 2.0),
     ("BM_Saxpy16M", "native_threads", 1 / 0.9),
+    # halo-bench-order: independent dispatches without barriers no slower
+    # than with a barrier between each two.
+    ("BM_Independent256Buffers", "barrier_between", 1.0),
+    ("BM_Independent256Ranges", "barrier_between", 1.0),
 ]
 
 # Goals that hold for every family with a given baseline variant: each

@@ -275,7 +275,7 @@ HALO_CTS_CASE("buffer.map.out_of_range", kNeedBuffers,
 }
 
 HALO_CTS_CASE("buffer.map.not_host_visible", kNeedBuffers,
-              "mapping a buffer of each offered combination without HOST_VISIBLE is FAILED_PRECONDITION naming halo_buffer_map_range") {
+              "mapping, unmapping, flushing or invalidating a buffer of each offered combination without HOST_VISIBLE is FAILED_PRECONDITION naming the function") {
   size_t checked = 0;
   for (halo_memory_type_t type : memory_type_combinations(ctx)) {
     if (host_visible(type)) continue;
@@ -286,11 +286,36 @@ HALO_CTS_CASE("buffer.map.not_host_visible", kNeedBuffers,
     check_status(halo_buffer_map_range(buffer.get(), 0, 256, &pointer),
                  HALO_STATUS_FAILED_PRECONDITION, "halo_buffer_map_range", memory_type_text(type));
     CTS_ASSERT(pointer == nullptr);
+    check_status(halo_buffer_unmap_range(buffer.get(), 0, 256), HALO_STATUS_FAILED_PRECONDITION,
+                 "halo_buffer_unmap_range", memory_type_text(type));
+    check_status(halo_buffer_flush_range(buffer.get(), 0, 256), HALO_STATUS_FAILED_PRECONDITION,
+                 "halo_buffer_flush_range", memory_type_text(type));
+    check_status(halo_buffer_invalidate_range(buffer.get(), 0, 256),
+                 HALO_STATUS_FAILED_PRECONDITION, "halo_buffer_invalidate_range",
+                 memory_type_text(type));
     ++checked;
   }
   // Only a device whose memory is all HOST_VISIBLE has nothing to check
   // (every other bit alone is a combination without it).
   CTS_ASSERT(checked > 0 || ctx.capabilities().memory_types == HALO_MEMORY_TYPE_HOST_VISIBLE);
+}
+
+HALO_CTS_CASE("buffer.unmap.not_mapped", kNeedBuffers,
+              "an unmap that names no open mapping (never mapped, a part of one, or already unmapped) is FAILED_PRECONDITION naming halo_buffer_unmap_range, and leaves real mappings open") {
+  BufferRef buffer = host_buffer(ctx, 1024);
+  check_status(halo_buffer_unmap_range(buffer.get(), 0, 64), HALO_STATUS_FAILED_PRECONDITION,
+               "halo_buffer_unmap_range", "never mapped");
+  void* pointer = nullptr;
+  CTS_ASSERT_OK(halo_buffer_map_range(buffer.get(), 0, 64, &pointer));
+  check_status(halo_buffer_unmap_range(buffer.get(), 0, 32), HALO_STATUS_FAILED_PRECONDITION,
+               "halo_buffer_unmap_range", "part of a mapping");
+  // The same range mapped twice is two mappings, each ended once.
+  void* again = nullptr;
+  CTS_ASSERT_OK(halo_buffer_map_range(buffer.get(), 0, 64, &again));
+  CTS_ASSERT_OK(halo_buffer_unmap_range(buffer.get(), 0, 64));
+  CTS_ASSERT_OK(halo_buffer_unmap_range(buffer.get(), 0, 64));
+  check_status(halo_buffer_unmap_range(buffer.get(), 0, 64), HALO_STATUS_FAILED_PRECONDITION,
+               "halo_buffer_unmap_range", "already unmapped");
 }
 
 // --- device access -----------------------------------------------------------------------

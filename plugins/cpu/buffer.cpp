@@ -24,22 +24,30 @@ halo_status_t map_range(halo_buffer_t* buffer, uint64_t offset,
   Buffer* self = Buffer::cast(buffer);
   HALO_SDK_RETURN_IF_ERROR(
       sdk::check_map(self->host, self->facts, offset, &length));
+  HALO_SDK_RETURN_IF_ERROR(sdk::guard(
+      self->host, [&] { self->mappings.add({offset, length, nullptr}); }));
   *out_pointer = self->data + offset;
   return HALO_OK;
 }
 
 // Unmap, flush and invalidate have nothing to do on coherent host memory;
-// they still refuse a range outside the buffer, as every plugin does.
+// they still refuse what every plugin refuses.
 halo_status_t check_range(halo_buffer_t* buffer, const char* function,
                           uint64_t offset, uint64_t length) {
   Buffer* self = Buffer::cast(buffer);
-  return sdk::resolve_range(self->host, function, "buffer", self->facts.size,
-                            offset, &length);
+  return sdk::check_host_range(self->host, function, self->facts, offset,
+                               &length);
 }
 
 halo_status_t unmap_range(halo_buffer_t* buffer, uint64_t offset,
                           uint64_t length) {
-  return check_range(buffer, "halo_buffer_unmap_range", offset, length);
+  static const char kFunction[] = "halo_buffer_unmap_range";
+  Buffer* self = Buffer::cast(buffer);
+  HALO_SDK_RETURN_IF_ERROR(sdk::check_host_range(self->host, kFunction,
+                                                 self->facts, offset, &length));
+  sdk::MappedRanges::Mapping mapping;
+  return self->mappings.remove(self->host, kFunction, offset, length,
+                               &mapping);
 }
 
 halo_status_t flush_range(halo_buffer_t* buffer, uint64_t offset,
@@ -71,7 +79,8 @@ Buffer::Buffer(sdk::Host host, halo_device_t* device,
       host(host),
       device(device),
       facts(facts),
-      data(data) {
+      data(data),
+      mappings(host) {
   host.retain(sdk::as_object(device));
 }
 

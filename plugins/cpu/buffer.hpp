@@ -10,6 +10,7 @@
 #include "halo/device.h"
 #include "halo/sdk/commands.hpp"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/mapped_ranges.hpp"
 #include "halo/sdk/object_cast.hpp"
 
 namespace halo::cpu {
@@ -37,6 +38,9 @@ struct Buffer {
   sdk::BufferFacts facts;
   // The memory (size facts.size), from the host allocator.
   uint8_t* data;
+  // Host memory needs no mapping; the ranges the caller mapped are kept
+  // only to refuse an unmap of one never mapped.
+  sdk::MappedRanges mappings;
 
   // The vtable of every such object (see sdk/object_cast.hpp).
   static const halo_buffer_vtable_t kVtable;

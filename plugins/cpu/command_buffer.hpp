@@ -1,5 +1,7 @@
 // The cpu command buffer: a recorded list of commands that the queue's
-// worker runs in order. Every argument is checked at record time (with the
+// worker runs one after another, which is the command contract's recording
+// order with nothing to track (a dispatch's workgroups run in parallel, two
+// commands never). Every argument is checked at record time (with the
 // shared rules of halo/sdk/commands.hpp), so running cannot fail.
 #ifndef HALO_CPU_COMMAND_BUFFER_HPP_
 #define HALO_CPU_COMMAND_BUFFER_HPP_

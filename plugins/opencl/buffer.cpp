@@ -34,14 +34,8 @@ halo_status_t unmap_range(halo_buffer_t* buffer, uint64_t offset,
 halo_status_t check_host_range(halo_buffer_t* buffer, const char* function,
                                uint64_t offset, uint64_t length) {
   Buffer* self = Buffer::cast(buffer);
-  if ((self->facts.memory_type & HALO_MEMORY_TYPE_HOST_VISIBLE) == 0) {
-    return self->host.make_status(HALO_STATUS_FAILED_PRECONDITION,
-                                  "%s: buffer memory (type 0x%x) is not "
-                                  "HOST_VISIBLE",
-                                  function, self->facts.memory_type);
-  }
-  return sdk::resolve_range(self->host, function, "buffer", self->facts.size,
-                            offset, &length);
+  return sdk::check_host_range(self->host, function, self->facts, offset,
+                               &length);
 }
 
 halo_status_t flush_range(halo_buffer_t* buffer, uint64_t offset,
@@ -74,13 +68,13 @@ Buffer::Buffer(Device* device, const sdk::BufferFacts& facts) noexcept
       api(device->api),
       device(device),
       facts(facts),
-      mappings_(sdk::HostAllocator<Mapping>(device->host)) {
+      mappings_(device->host) {
   host.retain(sdk::as_object(device->handle()));
 }
 
 Buffer::~Buffer() {
   // Mappings the caller left behind are given back first.
-  for (const Mapping& mapping : mappings_) {
+  for (const sdk::MappedRanges::Mapping& mapping : mappings_.all()) {
     host.free(unmap_pointer(mapping.pointer));
   }
   if (memory != nullptr) api->clReleaseMemObject(memory);
@@ -167,17 +161,11 @@ halo_status_t Buffer::create(Device* device, const halo_buffer_params_t& params,
 halo_status_t Buffer::map(uint64_t offset, uint64_t length,
                           void** out) noexcept {
   HALO_SDK_RETURN_IF_ERROR(sdk::check_map(host, facts, offset, &length));
-  return HALO_SDK_TRY(host, {
-    std::lock_guard<std::mutex> lock(mutex_);
-    mappings_.reserve(mappings_.size() + 1);  // Throws before mapping.
-    if (length == 0) {
-      // OpenCL maps no empty range; an empty mapping needs no memory.
-      *out = nullptr;
-      mappings_.push_back(Mapping{offset, 0, nullptr});
-      return HALO_OK;
-    }
+  // OpenCL maps no empty range; an empty mapping needs no memory.
+  void* pointer = nullptr;
+  if (length != 0) {
     cl_int code = CL_SUCCESS;
-    void* pointer = api->clEnqueueMapBuffer(
+    pointer = api->clEnqueueMapBuffer(
         device->cl_map_queue, memory, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
         static_cast<size_t>(offset), static_cast<size_t>(length), 0, nullptr,
         nullptr, &code);
@@ -185,10 +173,15 @@ halo_status_t Buffer::map(uint64_t offset, uint64_t length,
       return host.annotate(cl_status(host, "clEnqueueMapBuffer", code),
                            "halo_buffer_map_range");
     }
-    mappings_.push_back(Mapping{offset, length, pointer});
-    *out = pointer;
-    return HALO_OK;
-  });
+  }
+  halo_status_t status =
+      sdk::guard(host, [&] { mappings_.add({offset, length, pointer}); });
+  if (status != HALO_OK) {
+    host.free(unmap_pointer(pointer));
+    return status;
+  }
+  *out = pointer;
+  return HALO_OK;
 }
 
 halo_status_t Buffer::unmap_pointer(void* pointer) noexcept {
@@ -206,26 +199,12 @@ halo_status_t Buffer::unmap_pointer(void* pointer) noexcept {
 
 halo_status_t Buffer::unmap(uint64_t offset, uint64_t length) noexcept {
   static const char kFunction[] = "halo_buffer_unmap_range";
-  if ((facts.memory_type & HALO_MEMORY_TYPE_HOST_VISIBLE) == 0) {
-    return host.make_status(HALO_STATUS_FAILED_PRECONDITION,
-                            "%s: buffer memory (type 0x%x) is not "
-                            "HOST_VISIBLE",
-                            kFunction, facts.memory_type);
-  }
   HALO_SDK_RETURN_IF_ERROR(
-      sdk::resolve_range(host, kFunction, "buffer", facts.size, offset, &length));
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (size_t i = 0; i < mappings_.size(); ++i) {
-    if (mappings_[i].offset != offset || mappings_[i].length != length) continue;
-    void* pointer = mappings_[i].pointer;
-    mappings_.erase(mappings_.begin() + static_cast<ptrdiff_t>(i));
-    return host.annotate(unmap_pointer(pointer), kFunction);
-  }
-  return host.make_status(HALO_STATUS_FAILED_PRECONDITION,
-                          "%s: offset %llu and length %llu name no mapped "
-                          "range of the buffer",
-                          kFunction, static_cast<ull>(offset),
-                          static_cast<ull>(length));
+      sdk::check_host_range(host, kFunction, facts, offset, &length));
+  sdk::MappedRanges::Mapping mapping;
+  HALO_SDK_RETURN_IF_ERROR(
+      mappings_.remove(host, kFunction, offset, length, &mapping));
+  return host.annotate(unmap_pointer(mapping.pointer), kFunction);
 }
 
 }  // namespace halo::cl

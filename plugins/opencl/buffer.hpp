@@ -11,6 +11,7 @@
 #include "halo/buffer.h"
 #include "halo/sdk/commands.hpp"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/mapped_ranges.hpp"
 #include "halo/sdk/object_cast.hpp"
 
 namespace halo::cl {
@@ -53,16 +54,10 @@ struct Buffer {
   halo_status_t unmap(uint64_t offset, uint64_t length) noexcept;
 
  private:
-  struct Mapping {
-    uint64_t offset;
-    uint64_t length;
-    void* pointer;
-  };
   halo_status_t unmap_pointer(void* pointer) noexcept;
 
   // Live mappings, so that unmap_range finds the pointer OpenCL gave.
-  std::mutex mutex_;
-  std::vector<Mapping, sdk::HostAllocator<Mapping>> mappings_;
+  sdk::MappedRanges mappings_;
 };
 
 }  // namespace halo::cl

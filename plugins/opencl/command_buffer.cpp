@@ -37,7 +37,7 @@ halo_status_t barrier(halo_command_buffer_t* command_buffer) {
       self->commands.back().kind == Command::Kind::kBarrier) {
     return HALO_OK;
   }
-  return sdk::guard(self->host, [&] { self->append(Command{}, {}); });
+  return sdk::guard(self->host, [&] { self->append_barrier(); });
 }
 
 halo_status_t fill(halo_command_buffer_t* command_buffer, halo_buffer_t* target,
@@ -58,8 +58,9 @@ halo_status_t fill(halo_command_buffer_t* command_buffer, halo_buffer_t* target,
   command.target = buffer->memory;
   command.offset = offset;
   command.length = length;
+  const sdk::BufferAccess access{buffer, offset, length, true};
   return sdk::guard(self->host, [&] {
-    self->append(command, {sdk::as_object(target)});
+    self->append(command, {sdk::as_object(target)}, &access, 1);
   });
 }
 
@@ -86,8 +87,9 @@ halo_status_t update(halo_command_buffer_t* command_buffer, const void* source,
                                   static_cast<unsigned long long>(length));
   }
   std::memcpy(command.data, source, static_cast<size_t>(length));
+  const sdk::BufferAccess access{buffer, offset, length, true};
   halo_status_t status = sdk::guard(self->host, [&] {
-    self->append(command, {sdk::as_object(target)});
+    self->append(command, {sdk::as_object(target)}, &access, 1);
   });
   if (status != HALO_OK) self->host.deallocate(command.data);
   return status;
@@ -114,8 +116,11 @@ halo_status_t copy(halo_command_buffer_t* command_buffer, halo_buffer_t* source,
   command.target = to->memory;
   command.offset = target_offset;
   command.length = length;
+  const sdk::BufferAccess accesses[2] = {{from, source_offset, length, false},
+                                         {to, target_offset, length, true}};
   return sdk::guard(self->host, [&] {
-    self->append(command, {sdk::as_object(source), sdk::as_object(target)});
+    self->append(command, {sdk::as_object(source), sdk::as_object(target)},
+                 accesses, 2);
   });
 }
 
@@ -147,7 +152,8 @@ CommandBuffer::CommandBuffer(Device* device, halo_command_buffer_mode_t mode)
       recording(mode),
       commands(sdk::HostAllocator<Command>(device->host)),
       retained(sdk::HostAllocator<halo_object_t*>(device->host)),
-      sub_buffers(sdk::HostAllocator<cl_mem>(device->host)) {
+      sub_buffers(sdk::HostAllocator<cl_mem>(device->host)),
+      hazards(device->host) {
   host.retain(sdk::as_object(device->handle()));
 }
 
@@ -190,7 +196,11 @@ halo_status_t CommandBuffer::own_buffer(halo_buffer_t* buffer,
 }
 
 void CommandBuffer::append(const Command& command,
-                           std::initializer_list<halo_object_t*> objects) {
+                           std::initializer_list<halo_object_t*> objects,
+                           const sdk::BufferAccess* accesses,
+                           size_t access_count) {
+  if (hazards.conflicts(accesses, access_count)) append_barrier();
+  hazards.add(accesses, access_count);
   retained.reserve(retained.size() + objects.size());
   commands.push_back(command);
   // Cannot throw: reserved above.
@@ -200,6 +210,11 @@ void CommandBuffer::append(const Command& command,
     retained.push_back(object);
   }
   if (command.kind != Command::Kind::kBarrier) ++enqueue_count;
+}
+
+void CommandBuffer::append_barrier() {
+  commands.push_back(Command{});
+  hazards.clear();
 }
 
 }  // namespace halo::cl

@@ -1,8 +1,10 @@
 // The opencl command buffer: commands recorded on the host and replayed as
 // enqueues on the device's queue at each submission.
 //
-// Commands between two barriers carry no order among themselves (they run
-// concurrently on an out-of-order queue); a barrier makes every later
+// Commands take effect in recording order (command_buffer.h). Commands
+// between two barriers run concurrently on an out-of-order queue, so a
+// command that conflicts with one since the last barrier gets a barrier
+// recorded before it (sdk::HazardTracker); a barrier makes every later
 // command wait for every earlier one, through event wait lists. Each
 // dispatch records its own kernel object with its arguments already set
 // (a clone of the executable's, or a fresh one before OpenCL 2.1), so that
@@ -19,6 +21,7 @@
 #include "event_list.hpp"
 #include "halo/command_buffer.h"
 #include "halo/sdk/commands.hpp"
+#include "halo/sdk/hazards.hpp"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/object_cast.hpp"
 
@@ -62,6 +65,8 @@ struct CommandBuffer {
   std::vector<cl_mem, sdk::HostAllocator<cl_mem>> sub_buffers;
   // Commands that enqueue something (not barriers, not empty ones).
   size_t enqueue_count = 0;
+  // What the commands since the last barrier touch.
+  sdk::HazardTracker hazards;
 
   // The vtable of every such object (see sdk/object_cast.hpp).
   static const halo_command_buffer_vtable_t kVtable;
@@ -99,11 +104,16 @@ struct CommandBuffer {
   // in |*out|, or INVALID_ARGUMENT naming |function| and |argument|.
   halo_status_t own_buffer(halo_buffer_t* buffer, const char* function,
                            const char* argument, Buffer** out) const noexcept;
-  // Appends |command| and retains |objects| (NULL entries skipped). Throws
-  // std::bad_alloc before changing anything; the command's owned parts are
+  // Appends |command|, after a barrier when |accesses| conflict with the
+  // commands since the last one, and retains |objects| (NULL entries
+  // skipped). Throws std::bad_alloc without appending |command| (a barrier
+  // may be left, which changes no result); the command's owned parts are
   // then still the caller's.
   void append(const Command& command,
-              std::initializer_list<halo_object_t*> objects);
+              std::initializer_list<halo_object_t*> objects,
+              const sdk::BufferAccess* accesses = nullptr,
+              size_t access_count = 0);
+  void append_barrier();
 
   static CommandBuffer* cast(halo_command_buffer_t* command_buffer) noexcept {
     return sdk::object_cast<CommandBuffer>(command_buffer);

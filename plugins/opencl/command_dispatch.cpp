@@ -130,9 +130,17 @@ halo_status_t CommandBuffer::record_dispatch(
   HALO_SDK_RETURN_IF_ERROR(
       set_constants(host, *api, *entry, params.constants, pending.kernel));
   command.kernel = pending.kernel;
+  // halo cannot tell what a kernel does with a binding: each counts as
+  // written.
+  sdk::BufferAccess accesses[kMaxKernelParameters] = {};
+  for (uint32_t i = 0; i < params.binding_count; ++i) {
+    accesses[i] = {buffers[i], params.bindings[i].offset, lengths[i], true};
+  }
   return sdk::guard(host, [&] {
     sub_buffers.reserve(sub_buffers.size() + pending.sub_buffer_count);
-    append(command, {sdk::as_object(params.executable)});
+    retained.reserve(retained.size() + 1 + params.binding_count);
+    append(command, {sdk::as_object(params.executable)}, accesses,
+           params.binding_count);
     // Owned by the command buffer from here on.
     pending.kernel = nullptr;
     for (uint32_t i = 0; i < pending.sub_buffer_count; ++i) {

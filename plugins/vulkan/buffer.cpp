@@ -86,7 +86,9 @@ const halo_buffer_vtable_t Buffer::kVtable = {
 };
 
 Buffer::Buffer(Device* device, const halo_buffer_params_t& params) noexcept
-    : header(HALO_OBJECT_HEADER_INIT(&kVtable)), device_(device) {
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
+      device_(device),
+      mappings_(device->host) {
   facts_.size = params.size;
   facts_.usage = params.usage;
   facts_.memory_type = params.memory_type;
@@ -203,27 +205,23 @@ halo_status_t Buffer::map_range(uint64_t offset, uint64_t length,
                                 void** out_pointer) noexcept {
   HALO_SDK_RETURN_IF_ERROR(
       sdk::check_map(device_->host, facts_, offset, &length));
+  HALO_SDK_RETURN_IF_ERROR(sdk::guard(
+      device_->host, [&] { mappings_.add({offset, length, nullptr}); }));
   *out_pointer = mapped_ + offset;
   return HALO_OK;
 }
 
 halo_status_t Buffer::check_mapped(const char* function, uint64_t offset,
                                    uint64_t* length) noexcept {
-  sdk::Host host = device_->host;
-  if ((facts_.memory_type & HALO_MEMORY_TYPE_HOST_VISIBLE) == 0) {
-    return host.make_status(HALO_STATUS_FAILED_PRECONDITION,
-                            "%s: buffer memory (type 0x%x) is not "
-                            "HOST_VISIBLE",
-                            function, facts_.memory_type);
-  }
-  return sdk::resolve_range(host, function, "buffer", facts_.size, offset,
-                            length);
+  return sdk::check_host_range(device_->host, function, facts_, offset,
+                               length);
 }
 
 halo_status_t Buffer::unmap_range(uint64_t offset, uint64_t length) noexcept {
-  // The memory stays mapped for the buffer's life; only the range is
-  // checked, so that a bad unmap reports the same error as a bad map.
-  return check_mapped("halo_buffer_unmap_range", offset, &length);
+  static const char kFunction[] = "halo_buffer_unmap_range";
+  HALO_SDK_RETURN_IF_ERROR(check_mapped(kFunction, offset, &length));
+  sdk::MappedRanges::Mapping mapping;
+  return mappings_.remove(device_->host, kFunction, offset, length, &mapping);
 }
 
 halo_status_t Buffer::sync_range(const char* function, bool flush,

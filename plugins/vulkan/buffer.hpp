@@ -6,6 +6,7 @@
 #include "halo/buffer.h"
 #include "halo/sdk/commands.hpp"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/mapped_ranges.hpp"
 #include "halo/sdk/object_cast.hpp"
 #include "vulkan_api.hpp"
 
@@ -69,6 +70,9 @@ class Buffer {
   uint64_t memory_offset_ = 0;
   unsigned char* mapped_ = nullptr;
   bool coherent_ = true;
+  // The memory stays mapped for the buffer's life; the ranges the caller
+  // mapped are kept only to refuse an unmap of one never mapped.
+  sdk::MappedRanges mappings_;
 };
 
 }  // namespace halo::vk

@@ -170,19 +170,13 @@ void CommandBuffer::record_barrier(VkPipelineStageFlags destination_stages,
                                     0, 1, &barrier, 0, nullptr, 0, nullptr);
 }
 
-void CommandBuffer::before(const Access* accesses, size_t count) {
-  bool conflict = false;
-  for (size_t i = 0; i < count && !conflict; ++i) {
-    conflict = hazards_.conflicts(accesses[i]);
-  }
-  if (conflict) {
+void CommandBuffer::before(const sdk::BufferAccess* accesses, size_t count) {
+  if (hazards_.conflicts(accesses, count)) {
     record_barrier(kWorkStages, kWorkAccess);
     hazards_.clear();
   }
-  for (size_t i = 0; i < count; ++i) {
-    hazards_.add(accesses[i]);
-    wrote_ = wrote_ || accesses[i].write;
-  }
+  hazards_.add(accesses, count);
+  for (size_t i = 0; i < count; ++i) wrote_ = wrote_ || accesses[i].write;
 }
 
 halo_status_t CommandBuffer::begin() noexcept {
@@ -196,6 +190,10 @@ halo_status_t CommandBuffer::begin() noexcept {
                    : VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
   HALO_VK_RETURN_IF_FAILED(host, "vkBeginCommandBuffer",
                            device_->vkd.vkBeginCommandBuffer(buffer_, &info));
+  // The command buffers of one submission take effect in list order; within
+  // one vkQueueSubmit only a barrier orders a command buffer after the one
+  // before it.
+  record_barrier(kWorkStages, kWorkAccess);
   return HALO_OK;
 }
 
@@ -260,7 +258,7 @@ halo_status_t CommandBuffer::fill(halo_buffer_t* target, uint64_t offset,
     const uint64_t end = offset + length;
     const uint64_t middle_begin = std::min(end, (offset + 3) & ~uint64_t{3});
     const uint64_t middle_end = std::max(middle_begin, end & ~uint64_t{3});
-    Access access{buffer->vk_buffer(), offset, length, true};
+    sdk::BufferAccess access{buffer, offset, length, true};
     before(&access, 1);
     hold(buffer->object());
     if (middle_end > middle_begin) {
@@ -288,7 +286,7 @@ halo_status_t CommandBuffer::update(const void* source, halo_buffer_t* target,
       sdk::check_update(host, buffer->facts(), offset, length));
   if (length == 0) return HALO_OK;
   return sdk::guard(host, [&]() -> halo_status_t {
-    Access access{buffer->vk_buffer(), offset, length, true};
+    sdk::BufferAccess access{buffer, offset, length, true};
     before(&access, 1);
     hold(buffer->object());
     return copy_staged(source, length, buffer->vk_buffer(), offset);
@@ -311,8 +309,8 @@ halo_status_t CommandBuffer::copy(halo_buffer_t* source, uint64_t source_offset,
                                            from == to));
   if (length == 0) return HALO_OK;
   return sdk::guard(host, [&]() -> halo_status_t {
-    Access accesses[2] = {{from->vk_buffer(), source_offset, length, false},
-                          {to->vk_buffer(), target_offset, length, true}};
+    const sdk::BufferAccess accesses[2] = {
+        {from, source_offset, length, false}, {to, target_offset, length, true}};
     before(accesses, 2);
     hold(from->object());
     hold(to->object());
@@ -380,7 +378,7 @@ halo_status_t CommandBuffer::bind_dispatch(const halo_dispatch_params_t& params,
   HALO_SDK_RETURN_IF_ERROR(memory_.allocate_set(entry.set_layout, count, &set));
   VkDescriptorBufferInfo infos[kMaxBindings] = {};
   VkWriteDescriptorSet writes[kMaxBindings] = {};
-  Access accesses[kMaxBindings] = {};
+  sdk::BufferAccess accesses[kMaxBindings] = {};
   for (uint32_t i = 0; i < count; ++i) {
     infos[i] = {buffers[i]->vk_buffer(), params.bindings[i].offset, lengths[i]};
     writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
@@ -391,7 +389,7 @@ halo_status_t CommandBuffer::bind_dispatch(const halo_dispatch_params_t& params,
     writes[i].pBufferInfo = &infos[i];
     // The plugin cannot tell what a shader reads or writes: each binding
     // counts as written.
-    accesses[i] = {buffers[i]->vk_buffer(), params.bindings[i].offset,
+    accesses[i] = {buffers[i], params.bindings[i].offset,
                    lengths[i], true};
   }
   const DeviceFunctions& vkd = device_->vkd;

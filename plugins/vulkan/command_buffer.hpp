@@ -1,6 +1,7 @@
 // The vulkan command buffer: a VkCommandBuffer from its own command pool,
 // recorded as halo's commands arrive, with barriers where commands depend on
-// each other (see hazards.hpp).
+// each other (halo/sdk/hazards.hpp) and one first, after the command buffers
+// before it in a submission.
 //
 // fill: vkCmdFillBuffer for the 4-byte-aligned middle (a 1- or 2-byte
 // pattern is repeated into the 4-byte word), staging copies for unaligned
@@ -19,7 +20,7 @@
 #include "halo/sdk/commands.hpp"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/object_cast.hpp"
-#include "hazards.hpp"
+#include "halo/sdk/hazards.hpp"
 #include "staging.hpp"
 #include "vulkan_api.hpp"
 
@@ -78,7 +79,7 @@ class CommandBuffer {
                      const char* argument, halo_status_t* status) noexcept;
   // Records a barrier first when |accesses| conflict with earlier commands,
   // then remembers them. Throws std::bad_alloc.
-  void before(const Access* accesses, size_t count);
+  void before(const sdk::BufferAccess* accesses, size_t count);
   void record_barrier(VkPipelineStageFlags destination_stages,
                       VkAccessFlags destination_access) noexcept;
   halo_status_t copy_staged(const void* data, uint64_t length, VkBuffer target,
@@ -94,7 +95,7 @@ class CommandBuffer {
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkCommandBuffer buffer_ = VK_NULL_HANDLE;
   RecordingMemory memory_;
-  HazardTracker hazards_;
+  sdk::HazardTracker hazards_;
   bool wrote_ = false;
   std::vector<halo_object_t*, sdk::HostAllocator<halo_object_t*>> held_;
 };

@@ -141,6 +141,8 @@ TEST_F(BufferTest, RangesPastTheEndAreOutOfRange) {
                 HALO_STATUS_OUT_OF_RANGE, "halo_buffer_flush_range");
   expect_status(Status(halo_buffer_invalidate_range(buffer.get(), 1024, 1)),
                 HALO_STATUS_OUT_OF_RANGE, "halo_buffer_invalidate_range");
+  // Within the buffer, an unmap is judged by the mappings open.
+  HALO_EXPECT_OK(halo_buffer_map_range(buffer.get(), 0, HALO_WHOLE_BUFFER, &pointer));
   HALO_EXPECT_OK(halo_buffer_unmap_range(buffer.get(), 0, HALO_WHOLE_BUFFER));
   HALO_EXPECT_OK(halo_buffer_flush_range(buffer.get(), 1024, 0));
   HALO_EXPECT_OK(halo_buffer_invalidate_range(buffer.get(), 512, 512));

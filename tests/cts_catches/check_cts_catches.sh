@@ -5,7 +5,9 @@
 #   check_cts_catches.sh HALO_CTS PLUGIN EXPECT TIMEOUT_S JSON GLOB...
 #
 # EXPECT is the outcome that at least one case must report: FAIL (a semantic
-# break), CRASH (its reason must name the signal) or TIMEOUT (a hang).
+# break), CRASH (its reason must name the signal) or TIMEOUT (a hang); or
+# ALL_FAIL: every case the globs select must report FAIL, each catching the
+# bug on its own.
 # Whatever else happens, halo-cts must exit non-zero and its last line must be
 # "N passed, N failed, N skipped". Each GLOB becomes a --filter, so the run
 # touches only the groups that matter and stays short.
@@ -60,6 +62,15 @@ counts = {}
 for row in rows:
     counts[row["status"]] = counts.get(row["status"], 0) + 1
 print(f"outcomes: {counts or 'no case ran (do the filters match any case?)'}")
+if expect == "ALL_FAIL":
+    missed = [r for r in rows if r["status"] != "FAIL"]
+    for r in missed:
+        print(f"  not caught: {r['status']} {r['case']}")
+    if missed or not rows:
+        print(f"FAILED: {len(missed)} of {len(rows)} case(s) did not report FAIL")
+        sys.exit(1)
+    print(f"ok: all {len(rows)} case(s) reported FAIL")
+    sys.exit(0)
 hits = [r for r in rows if r["status"] == expect]
 if expect == "CRASH":
     # A signal, or under a sanitizer its report of the fault.

@@ -11,14 +11,17 @@
  *     cancel;
  *   - one barrier-only queue (DESIGN.md §5): a submission waits through timepoints on
  *     semaphores of any plugin, then a worker thread signals (or fails) its signal
- *     semaphores. No buffers, command buffers or executables.
+ *     semaphores. No buffers, command buffers or executables, unless built with
+ *     TEMPLATE_COMMAND_BUFFERS and seeded_commands.c: then host buffers, cpu-so
+ *     executables and command buffers, whose commands the worker runs one after
+ *     another in recording order before it signals.
  * Built without any TEST HOOK define it passes every halo-cts case its capabilities
  * claim. (It was the vendor template once, hence the TEMPLATE_ prefix of its defines
  * and the "VENDOR:" notes left in it.)
  *
  * TEST HOOKS, the defines its users set:
  *   - tests/cts_catches: TEMPLATE_BREAK_* (one deliberate bug each, which halo-cts must
- *     report as a FAIL, CRASH or TIMEOUT);
+ *     report as a FAIL, CRASH or TIMEOUT), and TEMPLATE_COMMAND_BUFFERS;
  *   - tests/abi_compat: TEMPLATE_ABI_VERSION (the version declared),
  *     TEMPLATE_DESCRIPTOR_EXTRA_BYTES (a descriptor padded like a newer 1.x one) and
  *     TEMPLATE_EXPECT_HEADER_ABI_MINOR (#error unless the headers are that 1.x);
@@ -37,6 +40,9 @@
 
 #include "halo/plugin.h"
 #include "halo/semaphore.h"
+#if defined(TEMPLATE_COMMAND_BUFFERS)
+#include "seeded_commands.h"
+#endif
 
 /* VENDOR: your plugin's name and version. */
 #ifndef TEMPLATE_PLUGIN_NAME
@@ -540,6 +546,8 @@ struct template_submission_t {
   size_t signal_count;
   halo_semaphore_t** signal_semaphores;
   uint64_t* signal_values;
+  size_t command_buffer_count; /* Always 0 without TEMPLATE_COMMAND_BUFFERS. */
+  halo_command_buffer_t** command_buffers;
 };
 
 /* Appends |submission| to the worker's ready list. The worker is woken under the lock:
@@ -640,6 +648,36 @@ static void signal_from_queue(const halo_host_interface_t* host,
   vtable->fail(semaphore, host->status_create(code, message));
 }
 
+#if defined(TEMPLATE_COMMAND_BUFFERS)
+/* Runs |command_buffer|'s commands from |first| up to (not including) |end|, none of
+ * them a barrier, on the worker: one after another in recording order, each complete
+ * before the next starts, so that they take effect as if run serially. */
+static void run_commands(halo_command_buffer_t* command_buffer, size_t first, size_t end) {
+#if defined(TEMPLATE_BREAK_COMMANDS_REORDERED)
+  /* TEST HOOK: the commands between two barriers run last to first, as if a queue
+   * ran them unordered, so a later command's data is overwritten by an earlier one's
+   * and a read sees memory before (or after) the write it follows (precedes). */
+  for (size_t i = end; i-- > first;) seeded_command_run(command_buffer, i);
+#else
+  for (size_t i = first; i < end; ++i) seeded_command_run(command_buffer, i);
+#endif
+}
+
+/* Runs each command buffer of |submission|, in order, barrier by barrier. */
+static void run_command_buffers(template_submission_t* submission) {
+  for (size_t c = 0; c < submission->command_buffer_count; ++c) {
+    halo_command_buffer_t* command_buffer = submission->command_buffers[c];
+    const size_t count = seeded_command_count(command_buffer);
+    size_t first = 0;
+    for (size_t i = 0; i <= count; ++i) {
+      if (i < count && !seeded_command_is_barrier(command_buffer, i)) continue;
+      run_commands(command_buffer, first, i);
+      first = i + 1;
+    }
+  }
+}
+#endif
+
 /* On the worker: signals (or fails) the signal semaphores, drops every reference and
  * frees |submission|. May drop the device's last reference, destroying the device on
  * this very thread (see device_destroy). */
@@ -655,13 +693,15 @@ static void submission_complete(template_submission_t* submission) {
     semaphore_vtable_of(semaphore)->cancel_timepoint(semaphore, timepoint);
   }
   halo_status_t failure = atomic_load(&submission->failure);
+#if defined(TEMPLATE_COMMAND_BUFFERS)
+  if (failure == HALO_OK) run_command_buffers(submission);
+#endif
   for (size_t i = 0; i < submission->signal_count; ++i) {
     halo_semaphore_t* semaphore = submission->signal_semaphores[i];
     if (failure != HALO_OK) {
       semaphore_vtable_of(semaphore)->fail(semaphore, host->status_clone(failure));
       continue;
     }
-    /* VENDOR: this is where the command buffers' completion would lead. */
     signal_from_queue(host, semaphore, submission->signal_values[i], i);
   }
   host->status_free(failure);
@@ -670,6 +710,9 @@ static void submission_complete(template_submission_t* submission) {
   }
   for (size_t i = 0; i < submission->signal_count; ++i) {
     host->object_release((halo_object_t*)submission->signal_semaphores[i]);
+  }
+  for (size_t i = 0; i < submission->command_buffer_count; ++i) {
+    host->object_release((halo_object_t*)submission->command_buffers[i]);
   }
   /* No longer in flight. Only the oldest one's completion can end a wait_idle. */
   pthread_mutex_lock(&device->mutex);
@@ -723,9 +766,10 @@ static template_submission_t* submission_create(template_device_t* device,
                                                 const halo_queue_execute_info_t* info) {
   const halo_host_interface_t* host = device->host;
   const size_t waits = info->wait_count, signals = info->signal_count;
+  const size_t commands = info->command_buffer_count;
   const size_t size = sizeof(template_submission_t) + waits * sizeof(halo_timepoint_t) +
                       (waits + signals) * sizeof(halo_semaphore_t*) +
-                      signals * sizeof(uint64_t);
+                      signals * sizeof(uint64_t) + commands * sizeof(halo_command_buffer_t*);
   template_submission_t* submission = host_allocate(host, size);
   if (submission == NULL) return NULL;
   memset(submission, 0, size);
@@ -736,6 +780,8 @@ static template_submission_t* submission_create(template_device_t* device,
   submission->signal_count = signals;
   submission->signal_semaphores = submission->wait_semaphores + waits;
   submission->signal_values = (uint64_t*)(submission->signal_semaphores + signals);
+  submission->command_buffer_count = commands;
+  submission->command_buffers = (halo_command_buffer_t**)(submission->signal_values + signals);
   atomic_init(&submission->state, waits * SUBMISSION_ONE_WAIT | SUBMISSION_REGISTERING);
   atomic_init(&submission->failure, NULL);
   host->object_retain(&device->object);
@@ -748,6 +794,10 @@ static template_submission_t* submission_create(template_device_t* device,
     submission->signal_values[i] = info->signal_values[i];
     host->object_retain((halo_object_t*)info->signal_semaphores[i]);
   }
+  for (size_t i = 0; i < commands; ++i) {
+    submission->command_buffers[i] = info->command_buffers[i];
+    host->object_retain((halo_object_t*)info->command_buffers[i]);
+  }
   return submission;
 }
 
@@ -757,19 +807,30 @@ static halo_status_t device_queue_execute(halo_device_t* base,
                                           const halo_queue_execute_info_t* info) {
   template_device_t* device = (template_device_t*)base;
   const halo_host_interface_t* host = device->host;
+#if !defined(TEMPLATE_COMMAND_BUFFERS)
   if (info->command_buffer_count != 0) { /* VENDOR: run command buffers here. */
     return host->status_format(HALO_STATUS_UNIMPLEMENTED,
                                TEMPLATE_PLUGIN_NAME ": command buffers are not supported "
                                "(%zu given); only barriers are", info->command_buffer_count);
   }
+#endif
   if ((info->affinity & 1u) == 0) {
     return host->status_format(HALO_STATUS_INVALID_ARGUMENT,
                                TEMPLATE_PLUGIN_NAME ": queue affinity 0x%llx selects no "
                                "queue (there is only queue 0)",
                                (unsigned long long)info->affinity);
   }
+#if defined(TEMPLATE_COMMAND_BUFFERS)
+  halo_status_t claim = seeded_command_buffers_claim(host, base, info);
+  if (claim != HALO_OK) return claim;
+#endif
   template_submission_t* submission = submission_create(device, info);
-  if (submission == NULL) return out_of_memory(host);
+  if (submission == NULL) {
+#if defined(TEMPLATE_COMMAND_BUFFERS)
+    seeded_command_buffers_unclaim(info);
+#endif
+    return out_of_memory(host);
+  }
   /* In flight from now on: wait_idle waits for it. */
   pthread_mutex_lock(&device->mutex);
   submission->sequence = device->next_sequence++;
@@ -890,6 +951,15 @@ static halo_status_t device_query_capabilities(halo_device_t* base,
   caps.queue_count = 1;
   caps.features = HALO_DEVICE_FEATURE_SEMAPHORES | HALO_DEVICE_FEATURE_QUEUES;
   caps.max_semaphore_value_difference = HALO_SEMAPHORE_MAX_VALUE;
+#if defined(TEMPLATE_COMMAND_BUFFERS)
+  caps.features |= HALO_DEVICE_FEATURE_BUFFERS | HALO_DEVICE_FEATURE_COMMAND_BUFFERS |
+                   HALO_DEVICE_FEATURE_DISPATCH;
+  caps.max_buffer_size = SEEDED_MAX_BUFFER_SIZE;
+  caps.min_buffer_alignment = SEEDED_MIN_BUFFER_ALIGNMENT;
+  caps.memory_types = SEEDED_MEMORY_TYPES;
+  copy_string(caps.executable_formats, sizeof(caps.executable_formats),
+              SEEDED_EXECUTABLE_FORMATS);
+#endif
   copy_out(out_caps, out_caps->struct_size, &caps, sizeof(caps));
   return HALO_OK;
 }
@@ -948,8 +1018,34 @@ static halo_status_t device_wait_semaphores(halo_device_t* base, halo_wait_mode_
   }
 }
 
-/* allocate_buffer, create_command_buffer and create_executable stay NULL: libhalo then
- * answers UNIMPLEMENTED. VENDOR: fill them in, and claim the matching feature bits. */
+#if defined(TEMPLATE_COMMAND_BUFFERS)
+static halo_status_t device_allocate_buffer(halo_device_t* base,
+                                            const halo_buffer_params_t* params,
+                                            halo_buffer_t** out_buffer) {
+  return seeded_buffer_allocate(((template_device_t*)base)->host, base, params, out_buffer);
+}
+
+static halo_status_t device_create_command_buffer(halo_device_t* base,
+                                                  halo_command_buffer_mode_t mode,
+                                                  halo_command_buffer_t** out_command_buffer) {
+  return seeded_command_buffer_create(((template_device_t*)base)->host, base, mode,
+                                      out_command_buffer);
+}
+
+static halo_status_t device_create_executable(halo_device_t* base,
+                                              const halo_executable_params_t* params,
+                                              halo_executable_t** out_executable) {
+  return seeded_executable_create(((template_device_t*)base)->host, base, params,
+                                  out_executable);
+}
+#else
+/* Without TEMPLATE_COMMAND_BUFFERS these stay NULL: libhalo then answers UNIMPLEMENTED.
+ * VENDOR: fill them in, and claim the matching feature bits. */
+#define device_allocate_buffer NULL
+#define device_create_command_buffer NULL
+#define device_create_executable NULL
+#endif
+
 static const halo_device_vtable_t kDeviceVtable = {
     .object = {.struct_size = sizeof(halo_device_vtable_t),
                .type = HALO_OBJECT_TYPE_DEVICE,
@@ -962,9 +1058,9 @@ static const halo_device_vtable_t kDeviceVtable = {
     .queue_flush = device_queue_flush,
     .wait_semaphores = device_wait_semaphores,
     .wait_idle = device_wait_idle,
-    .allocate_buffer = NULL,
-    .create_command_buffer = NULL,
-    .create_executable = NULL,
+    .allocate_buffer = device_allocate_buffer,
+    .create_command_buffer = device_create_command_buffer,
+    .create_executable = device_create_executable,
 };
 
 static halo_status_t device_create(template_driver_t* driver, halo_device_t** out_device) {

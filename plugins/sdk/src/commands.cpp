@@ -77,16 +77,22 @@ halo_status_t resolve_range(Host host, const char *function,
   return HALO_OK;
 }
 
-halo_status_t check_map(Host host, const BufferFacts &buffer, uint64_t offset,
-                        uint64_t *length) noexcept {
-  static const char kFunction[] = "halo_buffer_map_range";
+halo_status_t check_host_range(Host host, const char *function,
+                               const BufferFacts &buffer, uint64_t offset,
+                               uint64_t *length) noexcept {
   if ((buffer.memory_type & HALO_MEMORY_TYPE_HOST_VISIBLE) == 0) {
     return host.make_status(HALO_STATUS_FAILED_PRECONDITION,
                             "%s: buffer memory (type 0x%x) is not "
                             "HOST_VISIBLE",
-                            kFunction, buffer.memory_type);
+                            function, buffer.memory_type);
   }
-  return resolve_range(host, kFunction, "buffer", buffer.size, offset, length);
+  return resolve_range(host, function, "buffer", buffer.size, offset, length);
+}
+
+halo_status_t check_map(Host host, const BufferFacts &buffer, uint64_t offset,
+                        uint64_t *length) noexcept {
+  return check_host_range(host, "halo_buffer_map_range", buffer, offset,
+                          length);
 }
 
 halo_status_t check_fill(Host host, const BufferFacts &target, uint64_t offset,
