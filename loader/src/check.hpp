@@ -8,6 +8,8 @@
 
 #include "halo/object.h"
 #include "halo/status.h"
+#include "validation/object_checks.hpp"
+#include "validation/switch.hpp"
 
 namespace halo::loader {
 
@@ -23,10 +25,16 @@ halo_status_t bad_object(const void* object, halo_object_type_t type,
 // Returns NULL when |object| is a live object of |type| with a vtable at least
 // |min_vtable_size| bytes; else INVALID_ARGUMENT "|function|: |argument| …".
 // Inline: every query, poll and signal passes through it, and the valid case
-// is three loads and compares.
+// is three loads and compares, plus validation's one branch. With validation
+// on, a released object is recognised by its address before it is read.
 inline halo_status_t check_object(const void* object, halo_object_type_t type,
                                   uint32_t min_vtable_size,
                                   const char* function, const char* argument) {
+  if (validation::enabled()) [[unlikely]] {
+    halo_status_t released =
+        validation::check_released(object, function, argument);
+    if (released != nullptr) return released;
+  }
   if (object != nullptr) [[likely]] {
     const halo_object_vtable_t* vtable =
         static_cast<const halo_object_t*>(object)->vtable;

@@ -1,9 +1,13 @@
 // The device's public C API: info, capabilities, compatibility and the queue.
+#include <cstdio>
+
 #include "abi_1_0_sizes.hpp"
 #include "api_guard.hpp"
 #include "check.hpp"
 #include "halo/device.h"
+#include "object_refs.hpp"
 #include "plugin_status.hpp"
+#include "validation/submission_tracker.hpp"
 
 using namespace halo::loader;
 
@@ -34,6 +38,12 @@ halo_status_t check_semaphore_list(size_t count,
                               function, list, list, count);
   }
   for (size_t i = 0; i < count; ++i) {
+    if (validation::enabled()) [[unlikely]] {
+      char array[32];
+      std::snprintf(array, sizeof(array), "info->%s_semaphores", list);
+      HALO_RETURN_IF_ERROR(
+          validation::check_released_element(semaphores[i], function, array, i));
+    }
     halo_status_t status =
         check_object(semaphores[i], HALO_OBJECT_TYPE_SEMAPHORE,
                      abi_1_0_size<halo_semaphore_vtable_t>, function, list);
@@ -107,6 +117,10 @@ halo_status_t check_execute_info(const halo_queue_execute_info_t* info,
                               function, info->command_buffer_count);
   }
   for (size_t i = 0; i < info->command_buffer_count; ++i) {
+    if (validation::enabled()) [[unlikely]] {
+      HALO_RETURN_IF_ERROR(validation::check_released_element(
+          info->command_buffers[i], function, "info->command_buffers", i));
+    }
     halo_status_t status = check_object(
         info->command_buffers[i], HALO_OBJECT_TYPE_COMMAND_BUFFER,
         abi_1_0_size<halo_command_buffer_vtable_t>, function, "command buffer");
@@ -126,11 +140,11 @@ halo_status_t check_execute_info(const halo_queue_execute_info_t* info,
 extern "C" {
 
 void halo_device_retain(halo_device_t* device) {
-  halo_object_retain(as_object(device));
+  retain_checked(as_object(device), "halo_device_retain");
 }
 
 void halo_device_release(halo_device_t* device) {
-  halo_object_release(as_object(device));
+  release_checked(as_object(device), "halo_device_release");
 }
 
 halo_status_t halo_device_query_info(halo_device_t* device,
@@ -191,6 +205,9 @@ halo_status_t halo_device_queue_execute(
   static const char kFunction[] = "halo_device_queue_execute";
   HALO_RETURN_IF_ERROR(check_device(device, kFunction));
   HALO_RETURN_IF_ERROR(check_execute_info(info, kFunction));
+  if (validation::enabled()) [[unlikely]] {
+    return validation::queue_execute(device, info, kFunction);
+  }
   return call_plugin(kFunction, device_vtable(device)->queue_execute, device,
                      info);
 }

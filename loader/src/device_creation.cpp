@@ -34,7 +34,7 @@ halo_status_t create_device(halo_driver_t* driver, halo_device_id_t device_id,
                                    device_id, params, out_device));
   return adopt_created(function,
                        reinterpret_cast<const void*>(vtable->create_device),
-                       HALO_OBJECT_TYPE_DEVICE, out_device);
+                       HALO_OBJECT_TYPE_DEVICE, driver, out_device);
 }
 
 }  // namespace halo::loader

@@ -7,6 +7,7 @@
 #include "device_creation.hpp"
 #include "device_enumeration.hpp"
 #include "halo/driver.h"
+#include "object_refs.hpp"
 #include "plugin_status.hpp"
 
 using namespace halo::loader;
@@ -25,11 +26,11 @@ halo_status_t check_driver(halo_driver_t* driver, const char* function) {
 extern "C" {
 
 void halo_driver_retain(halo_driver_t* driver) {
-  halo_object_retain(as_object(driver));
+  retain_checked(as_object(driver), "halo_driver_retain");
 }
 
 void halo_driver_release(halo_driver_t* driver) {
-  halo_object_release(as_object(driver));
+  release_checked(as_object(driver), "halo_driver_release");
 }
 
 halo_status_t halo_driver_query_info(halo_driver_t* driver,

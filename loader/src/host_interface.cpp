@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "object_refs.hpp"
+
 namespace halo::loader {
 namespace {
 
@@ -15,6 +17,11 @@ void* host_allocate(void*, size_t size, size_t alignment) {
 }
 
 void host_free(void*, void* pointer) { std::free(pointer); }
+
+// The plugins' own: unchecked, as they retain and release their internal
+// objects too (object_refs.hpp).
+void host_retain(halo_object_t* object) { retain_object(object); }
+void host_release(halo_object_t* object) { release_object(object); }
 
 }  // namespace
 
@@ -36,8 +43,8 @@ halo_host_interface_t make_host_interface(
   host.status_message = halo_status_message;
   host.status_annotate = halo_status_annotate;
   host.log = log;
-  host.object_retain = halo_object_retain;
-  host.object_release = halo_object_release;
+  host.object_retain = host_retain;
+  host.object_release = host_release;
   host.time_now_ns = halo_time_now_ns;
   host.status_from_code = halo_status_from_code;
   return host;

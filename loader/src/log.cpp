@@ -45,14 +45,31 @@ bool log_enabled(halo_log_level_t level) {
   return static_cast<int>(level) <= g_log_level.load(std::memory_order_relaxed);
 }
 
+namespace {
+
+void print(halo_log_level_t level, const char* format, va_list args) {
+  // Validation reports list every submission of a cycle or every leaked
+  // object: room for long ones, cut rather than lost beyond it.
+  char buffer[8192];
+  std::vsnprintf(buffer, sizeof(buffer), format, args);
+  std::fprintf(stderr, "halo: %s: %s\n", level_name(level), buffer);
+}
+
+}  // namespace
+
 void log_message(halo_log_level_t level, const char* format, ...) {
   if (!log_enabled(level)) return;
-  char buffer[2048];
   va_list args;
   va_start(args, format);
-  std::vsnprintf(buffer, sizeof(buffer), format, args);
+  print(level, format, args);
   va_end(args);
-  std::fprintf(stderr, "halo: %s: %s\n", level_name(level), buffer);
+}
+
+void log_always(halo_log_level_t level, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  print(level, format, args);
+  va_end(args);
 }
 
 }  // namespace halo::loader

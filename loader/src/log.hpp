@@ -16,4 +16,9 @@ bool log_enabled(halo_log_level_t level);
 void log_message(halo_log_level_t level, const char* format, ...)
     __attribute__((format(printf, 2, 3)));
 
+// Prints "halo: <level>: <message>" to stderr whatever HALO_LOADER_DEBUG
+// says: for validation reports, which were asked for.
+void log_always(halo_log_level_t level, const char* format, ...)
+    __attribute__((format(printf, 2, 3)));
+
 }  // namespace halo::loader

@@ -2,14 +2,16 @@
 //
 // All releases go through here (plugins use the host interface), so libhalo
 // sees when a driver dies and can drop the module that keeps its plugin
-// loaded.
+// loaded, and validation sees when a tracked object dies.
 #include <atomic>
 #include <ctime>
 #include <memory>
 
 #include "halo/deadline.h"
 #include "halo/object.h"
+#include "object_refs.hpp"
 #include "plugin_module.hpp"
+#include "validation/object_checks.hpp"
 
 namespace {
 
@@ -30,17 +32,22 @@ thread_local halo::loader::ModuleHold* t_dead_modules = nullptr;
 
 }  // namespace
 
-extern "C" {
+namespace halo::loader {
 
-void halo_object_retain(halo_object_t* object) {
+void retain_object(halo_object_t* object) noexcept {
   if (object == nullptr) return;
   ref_count_of(object).fetch_add(1, std::memory_order_relaxed);
 }
 
-void halo_object_release(halo_object_t* object) {
+void release_object(halo_object_t* object) noexcept {
   if (object == nullptr) return;
   if (ref_count_of(object).fetch_sub(1, std::memory_order_acq_rel) != 1) {
     return;
+  }
+  // Before destroy: once the memory is freed, a new object may take the
+  // address, and its creation must find the tombstone already there.
+  if (validation::enabled()) [[unlikely]] {
+    validation::on_last_release(object);
   }
   const halo_object_vtable_t* vtable = object->vtable;
   if (vtable->type == HALO_OBJECT_TYPE_DRIVER) {
@@ -61,6 +68,32 @@ void halo_object_release(halo_object_t* object) {
     std::unique_ptr<halo::loader::ModuleHold> hold(t_dead_modules);
     t_dead_modules = hold->next;
   }
+}
+
+void retain_checked(halo_object_t* object, const char* function) noexcept {
+  if (validation::enabled()) [[unlikely]] {
+    if (!validation::may_retain(object, function)) return;
+  }
+  retain_object(object);
+}
+
+void release_checked(halo_object_t* object, const char* function) noexcept {
+  if (validation::enabled()) [[unlikely]] {
+    if (!validation::may_release(object, function)) return;
+  }
+  release_object(object);
+}
+
+}  // namespace halo::loader
+
+extern "C" {
+
+void halo_object_retain(halo_object_t* object) {
+  halo::loader::retain_checked(object, "halo_object_retain");
+}
+
+void halo_object_release(halo_object_t* object) {
+  halo::loader::release_checked(object, "halo_object_release");
 }
 
 halo_object_type_t halo_object_type(const halo_object_t* object) {

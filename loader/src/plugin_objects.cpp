@@ -8,7 +8,9 @@
 #include "check.hpp"
 #include "halo/device.h"
 #include "halo/driver.h"
+#include "object_refs.hpp"
 #include "plugin_status.hpp"
+#include "validation/object_table.hpp"
 
 namespace halo::loader {
 namespace {
@@ -153,11 +155,11 @@ void discard_object(halo_object_t* object) noexcept {
       vtable->destroy == nullptr) {
     return;
   }
-  halo_object_release(object);
+  release_object(object);
 }
 
 halo_status_t adopt_object(const char* function, const void* code,
-                           halo_object_type_t type,
+                           halo_object_type_t type, const void* parent,
                            halo_object_t** out_object) {
   halo_object_t* object = *out_object;
   if (object == nullptr) {
@@ -166,6 +168,9 @@ halo_status_t adopt_object(const char* function, const void* code,
   }
   halo_status_t defect = object_defect(object, type);
   if (defect == nullptr) [[likely]] {
+    if (validation::enabled()) [[unlikely]] {
+      validation::on_created(parent, object, type, function);
+    }
     return nullptr;
   }
   discard_object(object);

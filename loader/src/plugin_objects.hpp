@@ -25,16 +25,19 @@ void discard_object(halo_object_t* object) noexcept;
 // Checks the object |*out_object| that the plugin entry |create| (at |code|)
 // returned OK with. Returns NULL to keep it; else discards it, sets
 // |*out_object| to NULL and returns INTERNAL "|function|: plugin '<name>'
-// returned a broken <type>: <defect>".
+// returned a broken <type>: <defect>". A kept object is attributed to
+// |parent| (the driver or device it came from) for validation.
 halo_status_t adopt_object(const char* function, const void* code,
-                           halo_object_type_t type, halo_object_t** out_object);
+                           halo_object_type_t type, const void* parent,
+                           halo_object_t** out_object);
 
 // adopt_object for a typed handle (halo_device_t**, …).
 template <typename Handle>
 halo_status_t adopt_created(const char* function, const void* code,
-                            halo_object_type_t type, Handle** out_object) {
+                            halo_object_type_t type, const void* parent,
+                            Handle** out_object) {
   auto* object = reinterpret_cast<halo_object_t*>(*out_object);
-  halo_status_t status = adopt_object(function, code, type, &object);
+  halo_status_t status = adopt_object(function, code, type, parent, &object);
   *out_object = reinterpret_cast<Handle*>(object);
   return status;
 }

@@ -7,6 +7,7 @@
 
 #include "halo/registry.h"
 #include "plugin_module.hpp"
+#include "validation/switch.hpp"
 
 struct halo_registry_t {
   struct Record {
@@ -36,6 +37,9 @@ struct halo_registry_t {
   // Keeps every loaded module mapped until the registry goes, even when its
   // driver dies earlier.
   std::vector<std::shared_ptr<halo::loader::PluginModule>> modules;
+  // NULL unless the registry validates (HALO_VALIDATION or its flags).
+  std::shared_ptr<const halo::loader::validation::RegistryValidation>
+      validation;
 
   ~halo_registry_t();
 };

@@ -6,14 +6,26 @@
 #include "check.hpp"
 #include "device_creation.hpp"
 #include "log.hpp"
+#include "object_refs.hpp"
 #include "registry.hpp"
+#include "validation/object_checks.hpp"
+#include "validation/submission_tracker.hpp"
 
 using halo::loader::copy_out;
 using halo::loader::null_argument;
 
 halo_registry_t::~halo_registry_t() {
+  // Submissions that completed drop the references validation holds first,
+  // so that only what the application still holds counts as leaked.
+  if (validation != nullptr) halo::loader::validation::prune_submissions();
   for (auto& entry : drivers) {
-    halo_object_release(reinterpret_cast<halo_object_t*>(entry.driver));
+    // The registry's reference counts as the application's: it was counted
+    // when validation tracked the driver.
+    halo::loader::release_checked(
+        reinterpret_cast<halo_object_t*>(entry.driver), "halo_registry_release");
+  }
+  if (validation != nullptr) {
+    halo::loader::validation::report_leaks(*validation);
   }
 }
 
@@ -69,6 +81,8 @@ halo_status_t halo_registry_create(const halo_registry_options_t* options,
   // Owned until the scan is complete: a throw releases every driver it
   // loaded so far.
   auto registry = std::make_unique<halo_registry_t>();
+  registry->validation =
+      halo::loader::validation::configure_registry(effective.flags);
   halo::loader::scan_plugins(effective, registry.get());
   *out_registry = registry.release();
   return nullptr;

@@ -19,8 +19,10 @@
 #include "discovery.hpp"
 #include "log.hpp"
 #include "manifest.hpp"
-#include "regular_file.hpp"
+#include "object_refs.hpp"
 #include "registry.hpp"
+#include "regular_file.hpp"
+#include "validation/object_table.hpp"
 
 namespace halo::loader {
 namespace {
@@ -95,7 +97,7 @@ std::string provisional_name(const std::string& path) {
 // Releases the driver reference it holds.
 struct DriverReleaser {
   void operator()(halo_driver_t* driver) const noexcept {
-    halo_object_release(reinterpret_cast<halo_object_t*>(driver));
+    release_object(reinterpret_cast<halo_object_t*>(driver));
   }
 };
 using DriverRef = std::unique_ptr<halo_driver_t, DriverReleaser>;
@@ -182,6 +184,10 @@ halo_status_t Scanner::load(Record* record, bool filter_after_query) {
   // Released on every way out until the registry owns it, a throw included;
   // declared after |module| so the library outlives the driver's destroy.
   DriverRef driver(created);
+  if (validation::enabled()) [[unlikely]] {
+    validation::on_created_for(registry_->validation, created,
+                               HALO_OBJECT_TYPE_DRIVER, kFunction);
+  }
   attach_module_to_driver(driver.get(), module);
   std::vector<halo_device_info_t> devices;
   status = enumerate_sorted_devices(driver.get(), kFunction, &devices);

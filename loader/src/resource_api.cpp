@@ -4,8 +4,11 @@
 #include "api_guard.hpp"
 #include "check.hpp"
 #include "halo/device.h"
+#include "object_refs.hpp"
 #include "plugin_objects.hpp"
 #include "plugin_status.hpp"
+#include "validation/command_accesses.hpp"
+#include "validation/submission_tracker.hpp"
 
 using namespace halo::loader;
 
@@ -95,16 +98,16 @@ halo_status_t halo_buffer_allocate(halo_device_t* device,
                                    params, out_buffer));
   return adopt_created(kFunction,
                        reinterpret_cast<const void*>(vtable->allocate_buffer),
-                       HALO_OBJECT_TYPE_BUFFER, out_buffer);
+                       HALO_OBJECT_TYPE_BUFFER, device, out_buffer);
 }
 HALO_API_CATCH_ALL
 
 void halo_buffer_retain(halo_buffer_t* buffer) {
-  halo_object_retain(as_object(buffer));
+  retain_checked(as_object(buffer), "halo_buffer_retain");
 }
 
 void halo_buffer_release(halo_buffer_t* buffer) {
-  halo_object_release(as_object(buffer));
+  release_checked(as_object(buffer), "halo_buffer_release");
 }
 
 uint64_t halo_buffer_size(halo_buffer_t* buffer) {
@@ -122,6 +125,10 @@ halo_status_t halo_buffer_map_range(halo_buffer_t* buffer, uint64_t offset,
   HALO_RETURN_IF_ERROR(check_buffer(buffer, kFunction));
   if (out_pointer == nullptr) return null_argument(kFunction, "out_pointer");
   *out_pointer = nullptr;
+  if (validation::enabled()) [[unlikely]] {
+    HALO_RETURN_IF_ERROR(validation::check_host_access(
+        buffer, offset, length, /*host_writes=*/false, kFunction));
+  }
   return call_plugin(kFunction, buffer_vtable(buffer)->map_range, buffer,
                      offset, length, out_pointer);
 }
@@ -140,6 +147,10 @@ halo_status_t halo_buffer_flush_range(halo_buffer_t* buffer, uint64_t offset,
                                       uint64_t length) try {
   static const char kFunction[] = "halo_buffer_flush_range";
   HALO_RETURN_IF_ERROR(check_buffer(buffer, kFunction));
+  if (validation::enabled()) [[unlikely]] {
+    HALO_RETURN_IF_ERROR(validation::check_host_access(
+        buffer, offset, length, /*host_writes=*/true, kFunction));
+  }
   return call_plugin(kFunction, buffer_vtable(buffer)->flush_range, buffer,
                      offset, length);
 }
@@ -150,6 +161,10 @@ halo_status_t halo_buffer_invalidate_range(halo_buffer_t* buffer,
                                            uint64_t length) try {
   static const char kFunction[] = "halo_buffer_invalidate_range";
   HALO_RETURN_IF_ERROR(check_buffer(buffer, kFunction));
+  if (validation::enabled()) [[unlikely]] {
+    HALO_RETURN_IF_ERROR(validation::check_host_access(
+        buffer, offset, length, /*host_writes=*/false, kFunction));
+  }
   return call_plugin(kFunction, buffer_vtable(buffer)->invalidate_range, buffer,
                      offset, length);
 }
@@ -174,24 +189,26 @@ halo_status_t halo_command_buffer_create(
                                    device, mode, out_command_buffer));
   return adopt_created(
       kFunction, reinterpret_cast<const void*>(vtable->create_command_buffer),
-      HALO_OBJECT_TYPE_COMMAND_BUFFER, out_command_buffer);
+      HALO_OBJECT_TYPE_COMMAND_BUFFER, device, out_command_buffer);
 }
 HALO_API_CATCH_ALL
 
 void halo_command_buffer_retain(halo_command_buffer_t* command_buffer) {
-  halo_object_retain(as_object(command_buffer));
+  retain_checked(as_object(command_buffer), "halo_command_buffer_retain");
 }
 
 void halo_command_buffer_release(halo_command_buffer_t* command_buffer) {
-  halo_object_release(as_object(command_buffer));
+  release_checked(as_object(command_buffer), "halo_command_buffer_release");
 }
 
 halo_status_t halo_command_buffer_begin(
     halo_command_buffer_t* command_buffer) try {
   static const char kFunction[] = "halo_command_buffer_begin";
   HALO_RETURN_IF_ERROR(check_command_buffer(command_buffer, kFunction));
-  return call_plugin(kFunction, command_buffer_vtable(command_buffer)->begin,
-                     command_buffer);
+  HALO_RETURN_IF_ERROR(call_plugin(
+      kFunction, command_buffer_vtable(command_buffer)->begin, command_buffer));
+  if (validation::enabled()) [[unlikely]] validation::on_begin(command_buffer);
+  return nullptr;
 }
 HALO_API_CATCH_ALL
 
@@ -226,9 +243,14 @@ halo_status_t halo_command_buffer_fill(halo_command_buffer_t* command_buffer,
                               "%s: pattern_length %zu is not 1, 2 or 4",
                               kFunction, pattern_length);
   }
-  return call_plugin(kFunction, command_buffer_vtable(command_buffer)->fill,
-                     command_buffer, target, offset, length, pattern,
-                     pattern_length);
+  HALO_RETURN_IF_ERROR(call_plugin(
+      kFunction, command_buffer_vtable(command_buffer)->fill, command_buffer,
+      target, offset, length, pattern, pattern_length));
+  if (validation::enabled()) [[unlikely]] {
+    validation::on_access(command_buffer, target, offset, length,
+                          /*writes=*/true);
+  }
+  return nullptr;
 }
 HALO_API_CATCH_ALL
 
@@ -240,8 +262,14 @@ halo_status_t halo_command_buffer_update(halo_command_buffer_t* command_buffer,
   HALO_RETURN_IF_ERROR(check_command_buffer(command_buffer, kFunction));
   HALO_RETURN_IF_ERROR(check_buffer(target, kFunction, "target"));
   if (source == nullptr && length > 0) return null_argument(kFunction, "source");
-  return call_plugin(kFunction, command_buffer_vtable(command_buffer)->update,
-                     command_buffer, source, target, offset, length);
+  HALO_RETURN_IF_ERROR(call_plugin(
+      kFunction, command_buffer_vtable(command_buffer)->update, command_buffer,
+      source, target, offset, length));
+  if (validation::enabled()) [[unlikely]] {
+    validation::on_access(command_buffer, target, offset, length,
+                          /*writes=*/true);
+  }
+  return nullptr;
 }
 HALO_API_CATCH_ALL
 
@@ -255,9 +283,16 @@ halo_status_t halo_command_buffer_copy(halo_command_buffer_t* command_buffer,
   HALO_RETURN_IF_ERROR(check_command_buffer(command_buffer, kFunction));
   HALO_RETURN_IF_ERROR(check_buffer(source, kFunction, "source"));
   HALO_RETURN_IF_ERROR(check_buffer(target, kFunction, "target"));
-  return call_plugin(kFunction, command_buffer_vtable(command_buffer)->copy,
-                     command_buffer, source, source_offset, target,
-                     target_offset, length);
+  HALO_RETURN_IF_ERROR(call_plugin(
+      kFunction, command_buffer_vtable(command_buffer)->copy, command_buffer,
+      source, source_offset, target, target_offset, length));
+  if (validation::enabled()) [[unlikely]] {
+    validation::on_access(command_buffer, source, source_offset, length,
+                          /*writes=*/false);
+    validation::on_access(command_buffer, target, target_offset, length,
+                          /*writes=*/true);
+  }
+  return nullptr;
 }
 HALO_API_CATCH_ALL
 
@@ -278,11 +313,20 @@ halo_status_t halo_command_buffer_dispatch(
     return null_argument(kFunction, "params->bindings");
   }
   for (size_t i = 0; i < params->binding_count; ++i) {
+    if (validation::enabled()) [[unlikely]] {
+      HALO_RETURN_IF_ERROR(validation::check_released_element(
+          params->bindings[i].buffer, kFunction, "params->bindings", i));
+    }
     HALO_RETURN_IF_ERROR(
         check_buffer(params->bindings[i].buffer, kFunction, "a binding"));
   }
-  return call_plugin(kFunction, command_buffer_vtable(command_buffer)->dispatch,
-                     command_buffer, params);
+  HALO_RETURN_IF_ERROR(call_plugin(
+      kFunction, command_buffer_vtable(command_buffer)->dispatch,
+      command_buffer, params));
+  if (validation::enabled()) [[unlikely]] {
+    validation::on_dispatch(command_buffer, *params);
+  }
+  return nullptr;
 }
 HALO_API_CATCH_ALL
 
@@ -312,16 +356,16 @@ halo_status_t halo_executable_create(halo_device_t* device,
                                    device, params, out_executable));
   return adopt_created(kFunction,
                        reinterpret_cast<const void*>(vtable->create_executable),
-                       HALO_OBJECT_TYPE_EXECUTABLE, out_executable);
+                       HALO_OBJECT_TYPE_EXECUTABLE, device, out_executable);
 }
 HALO_API_CATCH_ALL
 
 void halo_executable_retain(halo_executable_t* executable) {
-  halo_object_retain(as_object(executable));
+  retain_checked(as_object(executable), "halo_executable_retain");
 }
 
 void halo_executable_release(halo_executable_t* executable) {
-  halo_object_release(as_object(executable));
+  release_checked(as_object(executable), "halo_executable_release");
 }
 
 halo_status_t halo_executable_entry_point_count(halo_executable_t* executable,

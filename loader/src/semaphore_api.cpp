@@ -5,8 +5,10 @@
 #include "halo/device.h"
 #include "halo/semaphore.h"
 #include "multi_wait.hpp"
+#include "object_refs.hpp"
 #include "plugin_objects.hpp"
 #include "plugin_status.hpp"
+#include "validation/host_wait.hpp"
 
 using namespace halo::loader;
 
@@ -55,16 +57,16 @@ halo_status_t halo_semaphore_create(halo_device_t* device,
   HALO_RETURN_IF_ERROR(call_plugin(kFunction, create, device, initial_value,
                                    flags, out_semaphore));
   return adopt_created(kFunction, reinterpret_cast<const void*>(create),
-                       HALO_OBJECT_TYPE_SEMAPHORE, out_semaphore);
+                       HALO_OBJECT_TYPE_SEMAPHORE, device, out_semaphore);
 }
 HALO_API_CATCH_ALL
 
 void halo_semaphore_retain(halo_semaphore_t* semaphore) {
-  halo_object_retain(as_object(semaphore));
+  retain_checked(as_object(semaphore), "halo_semaphore_retain");
 }
 
 void halo_semaphore_release(halo_semaphore_t* semaphore) {
-  halo_object_release(as_object(semaphore));
+  release_checked(as_object(semaphore), "halo_semaphore_release");
 }
 
 halo_status_t halo_semaphore_query(halo_semaphore_t* semaphore,
@@ -115,6 +117,12 @@ halo_status_t halo_semaphore_wait(halo_semaphore_t* semaphore, uint64_t value,
   static const char kFunction[] = "halo_semaphore_wait";
   HALO_RETURN_IF_ERROR(check_semaphore(semaphore, kFunction));
   HALO_RETURN_IF_ERROR(check_value(value, kFunction, "value"));
+  // A poll never reaches the flag's load: the deadline, in a register,
+  // decides first.
+  if (deadline == HALO_DEADLINE_INFINITE_FUTURE && validation::enabled())
+      [[unlikely]] {
+    return validation::wait_forever(semaphore, value, kFunction);
+  }
   return call_plugin(kFunction, semaphore_vtable(semaphore)->wait, semaphore,
                      value, deadline);
 }
@@ -134,6 +142,10 @@ halo_status_t halo_semaphores_wait(halo_wait_mode_t mode, size_t count,
   if (semaphores == nullptr) return null_argument(kFunction, "semaphores");
   if (values == nullptr) return null_argument(kFunction, "values");
   for (size_t i = 0; i < count; ++i) {
+    if (validation::enabled()) [[unlikely]] {
+      HALO_RETURN_IF_ERROR(validation::check_released_element(
+          semaphores[i], kFunction, "semaphores", i));
+    }
     halo_status_t status = check_semaphore(semaphores[i], kFunction);
     if (status != nullptr) {
       halo_status_free(status);
@@ -143,6 +155,12 @@ halo_status_t halo_semaphores_wait(halo_wait_mode_t mode, size_t count,
                                 kFunction, i);
     }
     HALO_RETURN_IF_ERROR(check_value(values[i], kFunction, "a value"));
+  }
+  if (validation::enabled()) [[unlikely]] {
+    if (deadline == HALO_DEADLINE_INFINITE_FUTURE) {
+      return validation::wait_all_or_any_forever(mode, count, semaphores,
+                                                 values, kFunction);
+    }
   }
   return wait_semaphores(mode, count, semaphores, values, deadline);
 }

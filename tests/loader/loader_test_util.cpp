@@ -14,7 +14,7 @@ namespace {
 constexpr const char* kLoaderVariables[] = {
     "HALO_PLUGIN_FILES",    "HALO_ADD_PLUGIN_FILES", "HALO_PLUGINS_SELECT",
     "HALO_PLUGINS_DISABLE", "HALO_LOADER_DEBUG",     "XDG_DATA_DIRS",
-    "HALO_TEST_PLUGIN_DEVICE_COUNT",
+    "HALO_TEST_PLUGIN_DEVICE_COUNT", "HALO_VALIDATION", "HALO_VALIDATION_GRACE_MS",
 };
 
 std::string file_name_of(std::string_view path) {

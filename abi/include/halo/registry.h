@@ -23,12 +23,29 @@ typedef uint32_t halo_registry_flags_t;
 #define HALO_REGISTRY_FLAG_IGNORE_ENVIRONMENT ((halo_registry_flags_t)1u << 0)
 /* Skip the manifest folders (build tree, prefix, XDG, /etc). */
 #define HALO_REGISTRY_FLAG_NO_DEFAULT_FOLDERS ((halo_registry_flags_t)1u << 1)
+/* --- ABI 1.1: the validation mode (README.md, "Validation"). --- */
+/* Validate every object obtained through this registry: use after release
+ * and double release, objects still alive when the registry is released
+ * (leaks), cycles of submissions waiting on each other's signals, infinite
+ * host waits that no queued submission will satisfy, host access to buffer
+ * ranges that pending work uses, and signals that can never land. Each
+ * problem is logged ("halo: error: validation: …", whatever
+ * HALO_LOADER_DEBUG says) and, where a call can refuse it, returned as a
+ * status: the call then does nothing. Setting HALO_VALIDATION=1 in the
+ * environment does the same for every registry. A host library of ABI 1.0
+ * refuses this bit as unknown. */
+#define HALO_REGISTRY_FLAG_VALIDATION ((halo_registry_flags_t)1u << 2)
+/* As HALO_REGISTRY_FLAG_VALIDATION (implied), but each report is printed to
+ * stderr and aborts the process; as HALO_VALIDATION=fatal. ABI 1.1. */
+#define HALO_REGISTRY_FLAG_VALIDATION_FATAL ((halo_registry_flags_t)1u << 3)
 /* Every flag bit above. halo_registry_create refuses any other bit with
  * INVALID_ARGUMENT, so that a bit can be given a meaning later. A new flag is
  * appended here and to this mask. */
 #define HALO_REGISTRY_FLAGS_KNOWN                \
   (HALO_REGISTRY_FLAG_IGNORE_ENVIRONMENT |       \
-   HALO_REGISTRY_FLAG_NO_DEFAULT_FOLDERS)
+   HALO_REGISTRY_FLAG_NO_DEFAULT_FOLDERS |       \
+   HALO_REGISTRY_FLAG_VALIDATION |               \
+   HALO_REGISTRY_FLAG_VALIDATION_FATAL)
 
 typedef struct halo_registry_options_t {
   uint32_t struct_size;
