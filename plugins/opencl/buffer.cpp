@@ -68,7 +68,8 @@ Buffer::Buffer(Device* device, const sdk::BufferFacts& facts) noexcept
       api(device->api),
       device(device),
       facts(facts),
-      mappings_(device->host) {
+      mappings_(device->host),
+      regions_(sdk::HostAllocator<Region>(device->host)) {
   host.retain(sdk::as_object(device->handle()));
 }
 
@@ -77,8 +78,36 @@ Buffer::~Buffer() {
   for (const sdk::MappedRanges::Mapping& mapping : mappings_.all()) {
     host.free(unmap_pointer(mapping.pointer));
   }
+  // Last made first: NVIDIA's driver (580) crashes releasing a sub-buffer
+  // before a later one that overlaps it.
+  for (auto region = regions_.rbegin(); region != regions_.rend(); ++region) {
+    api->clReleaseMemObject(region->memory);
+  }
   if (memory != nullptr) api->clReleaseMemObject(memory);
   host.release(sdk::as_object(device->handle()));
+}
+
+halo_status_t Buffer::region(uint64_t offset, uint64_t length,
+                             cl_mem* out) noexcept {
+  std::lock_guard<std::mutex> lock(regions_mutex_);
+  for (const Region& region : regions_) {
+    if (region.offset == offset && region.length == length) {
+      *out = region.memory;
+      return HALO_OK;
+    }
+  }
+  return HALO_SDK_TRY(host, {
+    regions_.reserve(regions_.size() + 1);  // Throws before creating.
+    const cl_buffer_region bounds = {static_cast<size_t>(offset),
+                                     static_cast<size_t>(length)};
+    cl_int code = CL_SUCCESS;
+    cl_mem memory = api->clCreateSubBuffer(
+        this->memory, 0, CL_BUFFER_CREATE_TYPE_REGION, &bounds, &code);
+    HALO_CL_RETURN_IF_ERROR(host, "clCreateSubBuffer", code);
+    regions_.push_back(Region{offset, length, memory});
+    *out = memory;
+    return HALO_OK;
+  });
 }
 
 namespace {

@@ -53,11 +53,25 @@ struct Buffer {
   halo_status_t map(uint64_t offset, uint64_t length, void** out) noexcept;
   halo_status_t unmap(uint64_t offset, uint64_t length) noexcept;
 
+  // Stores in |*out| a sub-buffer of [offset, offset + length), borrowed:
+  // made once per region and kept for the buffer's life, so that the buffer
+  // releases its sub-buffers in the one order NVIDIA's driver (580) survives
+  // (see ~Buffer). Thread-safe. Returns the OpenCL failure or
+  // RESOURCE_EXHAUSTED.
+  halo_status_t region(uint64_t offset, uint64_t length, cl_mem* out) noexcept;
+
  private:
   halo_status_t unmap_pointer(void* pointer) noexcept;
 
   // Live mappings, so that unmap_range finds the pointer OpenCL gave.
   sdk::MappedRanges mappings_;
+  struct Region {
+    uint64_t offset;
+    uint64_t length;
+    cl_mem memory;
+  };
+  std::mutex regions_mutex_;
+  std::vector<Region, sdk::HostAllocator<Region>> regions_;
 };
 
 }  // namespace halo::cl

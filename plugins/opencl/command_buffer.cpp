@@ -152,7 +152,6 @@ CommandBuffer::CommandBuffer(Device* device, halo_command_buffer_mode_t mode)
       recording(mode),
       commands(sdk::HostAllocator<Command>(device->host)),
       retained(sdk::HostAllocator<halo_object_t*>(device->host)),
-      sub_buffers(sdk::HostAllocator<cl_mem>(device->host)),
       hazards(device->host) {
   host.retain(sdk::as_object(device->handle()));
 }
@@ -162,7 +161,6 @@ CommandBuffer::~CommandBuffer() {
     host.deallocate(command.data);
     if (command.kernel != nullptr) api->clReleaseKernel(command.kernel);
   }
-  for (cl_mem memory : sub_buffers) api->clReleaseMemObject(memory);
   for (halo_object_t* object : retained) host.release(object);
   host.release(sdk::as_object(device->handle()));
 }

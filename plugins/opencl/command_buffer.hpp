@@ -31,7 +31,7 @@ struct Buffer;
 struct Device;
 
 // One recorded command. Buffers and executables it names are retained by
-// the command buffer; |data|, |kernel| and sub-buffers are owned.
+// the command buffer; |data| and |kernel| are owned.
 struct Command {
   enum class Kind : uint8_t { kBarrier, kFill, kUpdate, kCopy, kDispatch };
   Kind kind = Kind::kBarrier;
@@ -61,8 +61,6 @@ struct CommandBuffer {
   std::vector<Command, sdk::HostAllocator<Command>> commands;
   // Buffers and executables the commands name, one reference each.
   std::vector<halo_object_t*, sdk::HostAllocator<halo_object_t*>> retained;
-  // Sub-buffers made for dispatch bindings at an offset.
-  std::vector<cl_mem, sdk::HostAllocator<cl_mem>> sub_buffers;
   // Commands that enqueue something (not barriers, not empty ones).
   size_t enqueue_count = 0;
   // What the commands since the last barrier touch.

@@ -19,33 +19,22 @@ constexpr char kFunction[] = "halo_command_buffer_dispatch";
 struct PendingDispatch {
   const Api* api;
   cl_kernel kernel = nullptr;
-  cl_mem sub_buffers[kMaxKernelParameters] = {};
-  uint32_t sub_buffer_count = 0;
 
   ~PendingDispatch() {
     if (kernel != nullptr) api->clReleaseKernel(kernel);
-    for (uint32_t i = 0; i < sub_buffer_count; ++i) {
-      api->clReleaseMemObject(sub_buffers[i]);
-    }
   }
 };
 
 // Sets binding |index| (already checked: |length| resolved, |offset|
 // aligned to the device's base address alignment) as kernel argument
-// |index|, through a sub-buffer unless it is the whole buffer.
-halo_status_t bind(sdk::Host host, const Api& api, const Buffer& buffer,
+// |index|, through the buffer's sub-buffer of the range unless it is the
+// whole buffer (the command buffer retains the buffer, which keeps it).
+halo_status_t bind(sdk::Host host, const Api& api, Buffer& buffer,
                    uint32_t index, uint64_t offset, uint64_t length,
                    PendingDispatch* pending) {
   cl_mem memory = buffer.memory;
   if (offset != 0 || length != buffer.facts.size) {
-    cl_buffer_region region = {static_cast<size_t>(offset),
-                               static_cast<size_t>(length)};
-    cl_int code = CL_SUCCESS;
-    memory = api.clCreateSubBuffer(buffer.memory, 0,
-                                   CL_BUFFER_CREATE_TYPE_REGION, &region,
-                                   &code);
-    HALO_CL_RETURN_IF_ERROR(host, "clCreateSubBuffer", code);
-    pending->sub_buffers[pending->sub_buffer_count++] = memory;
+    HALO_SDK_RETURN_IF_ERROR(buffer.region(offset, length, &memory));
   }
   HALO_CL_RETURN_IF_ERROR(
       host, "clSetKernelArg",
@@ -137,16 +126,11 @@ halo_status_t CommandBuffer::record_dispatch(
     accesses[i] = {buffers[i], params.bindings[i].offset, lengths[i], true};
   }
   return sdk::guard(host, [&] {
-    sub_buffers.reserve(sub_buffers.size() + pending.sub_buffer_count);
     retained.reserve(retained.size() + 1 + params.binding_count);
     append(command, {sdk::as_object(params.executable)}, accesses,
            params.binding_count);
     // Owned by the command buffer from here on.
     pending.kernel = nullptr;
-    for (uint32_t i = 0; i < pending.sub_buffer_count; ++i) {
-      sub_buffers.push_back(pending.sub_buffers[i]);
-    }
-    pending.sub_buffer_count = 0;
     for (size_t i = 0; i < params.binding_count; ++i) {
       host.retain(sdk::as_object(params.bindings[i].buffer));
       retained.push_back(sdk::as_object(params.bindings[i].buffer));
