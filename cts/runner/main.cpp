@@ -5,40 +5,21 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <charconv>
-#include <climits>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <functional>
 
 #include "../framework/cts.hpp"
+#include "command_text.hpp"
 #include "expectations.hpp"
+#include "job_runner.hpp"
 #include "options.hpp"
-#include "process_pool.hpp"
 #include "report.hpp"
-#include "verdict.hpp"
+#include "shard.hpp"
 #include "worker.hpp"
 
 namespace halo::cts {
 namespace {
-
-std::string self_path() {
-  char path[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-  if (n <= 0) return "halo-cts";
-  path[n] = '\0';
-  return path;
-}
-
-std::string default_testdata_dir() {
-  namespace fs = std::filesystem;
-  return (fs::path(self_path()).parent_path() / ".." / "share" / "halo" /
-          "cts" / "testdata")
-      .lexically_normal()
-      .string();
-}
 
 // A per-case seed: the global seed, the case and the repetition, mixed
 // (splitmix64 over FNV-1a) so neighbouring runs differ in every bit.
@@ -59,16 +40,6 @@ bool matches_filters(const Options& options, const char* name) {
   return false;
 }
 
-std::string shell_quote(const std::string& text) {
-  if (text.find_first_of(" \t'\"\\$*?[]&;|<>()") == std::string::npos &&
-      !text.empty()) {
-    return text;
-  }
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 // A plugin to certify: how it was named, its name, and the device under
 // test ("name (driver version)").
 struct Target {
@@ -76,143 +47,6 @@ struct Target {
   std::string name;
   std::string device;
 };
-
-struct Job {
-  std::string plugin_spec;
-  std::string plugin_name;
-  std::string device;
-  const Case* c;
-  int repetition;
-  uint64_t seed;
-};
-
-// How the worker ended, in words ("died of signal 6 (Aborted)", "exited with
-// code 1"), or "" for a clean exit. Under a sanitizer a fault or a leak
-// becomes a report and an exit code rather than a signal, so the report's
-// summary line (or UBSan's "runtime error" line, or the report's first
-// line) is quoted.
-std::string describe_end(const ProcessResult& process) {
-  std::string text;
-  if (process.signal != 0) {
-    text = "died of signal " + std::to_string(process.signal) + " (" +
-           strsignal(process.signal) + ")";
-  } else if (process.exit_code != 0) {
-    text = "exited with code " + std::to_string(process.exit_code);
-  } else {
-    return text;
-  }
-  // "ERROR: " last: a sanitizer that dies of a nested fault prints no
-  // summary, only its first line ("ERROR: ThreadSanitizer: SEGV on …").
-  for (const char* key : {"SUMMARY: ", "runtime error: ", "ERROR: "}) {
-    const size_t at = process.output.rfind(key);
-    if (at == std::string::npos) continue;
-    const size_t line = process.output.rfind('\n', at);
-    const size_t begin = line == std::string::npos ? 0 : line + 1;
-    text += " (" + process.output.substr(begin, process.output.find('\n', at) - begin) + ")";
-    break;
-  }
-  return text;
-}
-
-// |seconds| as the shortest decimal that reads back as the same double
-// ("0.25", "60"), so a printed command reproduces the run exactly.
-std::string format_seconds(double seconds) {
-  char text[64];
-  const auto result = std::to_chars(text, text + sizeof(text), seconds);
-  return std::string(text, result.ptr);
-}
-
-// The --device and --peer arguments that reproduce |options|' choice ("" for
-// the defaults).
-std::string target_arguments(const Options& options) {
-  std::string text;
-  if (options.device != 0) text += " --device " + std::to_string(options.device);
-  if (!options.peer.empty()) text += " --peer " + shell_quote(options.peer);
-  return text;
-}
-
-// Reads the verdict line that starts at |marker| in |process.output| into
-// |o|, and removes the line from the output. A line that is not a verdict
-// makes the case a FAIL that quotes it.
-void read_verdict(size_t marker, ProcessResult* process, Outcome* o) {
-  const size_t start = marker + std::strlen(kResultMarker);
-  const size_t end = process->output.find('\n', start);
-  const std::string line = process->output.substr(start, end - start);
-  Verdict verdict;
-  std::string error;
-  if (parse_verdict(line, &verdict, &error)) {
-    o->status = verdict.status;
-    o->reason = verdict.reason;
-  } else {
-    o->status = "FAIL";
-    o->reason = "malformed verdict: " + error + ": " + line.substr(0, 200);
-  }
-  if (o->status == "SKIP" && o->reason.empty()) {
-    o->status = "FAIL";
-    o->reason = "skipped without a reason";
-  }
-  process->output.erase(marker, end == std::string::npos ? end : end - marker);
-}
-
-// Turns a finished worker into an outcome. A verdict never hides how the
-// worker ended: a case that passed and then crashed or leaked on the way out
-// is a CRASH, and a FAIL keeps its reason with the ending added.
-Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& process) {
-  Outcome o;
-  o.plugin = job.plugin_name;
-  o.device = job.device;
-  o.case_name = job.c->name;
-  o.seed = job.seed;
-  o.repetition = job.repetition;
-  o.duration_s = process.duration_s;
-  o.started_at = process.started_at;
-  o.command = "halo-cts --plugin " + shell_quote(job.plugin_spec) +
-              " --filter " + shell_quote(job.c->name) + " --case-seed " +
-              std::to_string(job.seed) + " --timeout " +
-              format_seconds(options.timeout_s) + target_arguments(options);
-  if (process.timed_out) {
-    o.status = "TIMEOUT";
-    o.reason = "no verdict within " + format_seconds(options.timeout_s) +
-               " s; the worker was killed";
-    o.output = std::move(process.output);
-    return o;
-  }
-  const std::string ending = describe_end(process);
-  const size_t marker = process.output.rfind(kResultMarker);
-  if (marker == std::string::npos) {
-    o.status = "CRASH";
-    o.reason = "the worker " + (ending.empty() ? "exited cleanly" : ending) +
-               " without a verdict";
-    o.output = std::move(process.output);
-    return o;
-  }
-  read_verdict(marker, &process, &o);
-  if (!ending.empty()) {
-    if (o.status != "FAIL") {
-      o.reason = "the case reported " + o.status + ", then the worker " + ending;
-      o.status = "CRASH";
-    } else {
-      o.reason += "; then the worker " + ending;
-    }
-  }
-  o.output = std::move(process.output);
-  return o;
-}
-
-void apply_expectation(const std::vector<Expectation>& expectations,
-                       const Options& options, Outcome* o) {
-  const Expectation* entry = find_expectation(expectations, o->plugin, o->case_name);
-  if (entry == nullptr) return;
-  if (is_failure(*o)) {
-    o->reason = "expected failure (" + entry->reason + "): " + o->status +
-                ": " + o->reason;
-    o->status = "XFAIL";
-  } else if (o->status == "PASS" && options.verify_expectations) {
-    o->status = "XPASS";
-    o->reason = "expected to fail (" + entry->reason +
-                ") but passed: remove the expectation";
-  }
-}
 
 // Describes the device under test of |driver| into |target|, or returns
 // false with the reason: a plugin with no device (or fewer than --device
@@ -348,11 +182,18 @@ bool resolve_plugins(const Options& options, std::vector<Target>* out,
   return ok;
 }
 
-int list_cases(const Options& options) {
+// The cases that match the filters, in name order.
+std::vector<const Case*> matching_cases(const Options& options) {
+  std::vector<const Case*> cases;
   for (const Case& c : all_cases()) {
-    if (matches_filters(options, c.name)) {
-      std::printf("%-55s %s\n", c.name, c.description);
-    }
+    if (matches_filters(options, c.name)) cases.push_back(&c);
+  }
+  return cases;
+}
+
+int list_cases(const Options& options) {
+  for (const Case* c : take_shard(matching_cases(options), options.shard)) {
+    std::printf("%-55s %s\n", c->name, c->description);
   }
   return 0;
 }
@@ -372,68 +213,50 @@ std::string host_name() {
   return name;
 }
 
-// The counts of the run's last line.
-struct Counts {
-  size_t passed = 0, failed = 0, skipped = 0;
+// |argv| as one line a shell would split back into it.
+std::string command_line(int argc, char** argv) {
+  std::string line = "halo-cts";
+  for (int i = 1; i < argc; ++i) line += " " + shell_quote(argv[i]);
+  return line;
+}
 
-  void add(const Outcome& o) {
-    failed += is_failure(o);
-    skipped += is_skip(o);
-    passed += o.status == "PASS";
-  }
-};
+// A failing case that stands for a run that could test nothing, so that
+// its reports say why it failed, not only its exit code.
+Outcome run_failure(const char* name, const std::string& reason,
+                    const Options& options) {
+  Outcome o;
+  o.case_name = name;
+  o.status = "FAIL";
+  o.reason = reason;
+  o.seed = options.seed;
+  o.command = plugins_command(options);
+  if (!options.filters.empty()) o.command += " " + filter_arguments(options);
+  o.started_at = std::chrono::system_clock::now();
+  return o;
+}
 
-int run_suite(const Options& options) {
-  std::vector<Expectation> expectations;
-  std::string error;
-  if (!options.expectations_path.empty() &&
-      !read_expectations(options.expectations_path, &expectations, &error)) {
-    std::fprintf(stderr, "halo-cts: %s\n", error.c_str());
-    return 2;
-  }
-  Reports reports(options.json_path, options.junit_path, {options.peer, host_name()});
-  reports.start();
-  Counts counts;
-  const auto record = [&](const Outcome& o) {
-    counts.add(o);
-    reports.add(o);
-  };
-  const auto finish = [&] {
-    for (const std::string& path : reports.failed_paths()) {
-      std::fprintf(stderr, "halo-cts: cannot write %s\n", path.c_str());
-      ++counts.failed;
-    }
-    std::printf("%zu passed, %zu failed, %zu skipped\n", counts.passed,
-                counts.failed, counts.skipped);
-    return counts.failed == 0 ? 0 : 1;
-  };
-  std::vector<const Case*> cases;
-  for (const Case& c : all_cases()) {
-    if (matches_filters(options, c.name)) cases.push_back(&c);
-  }
-  if (cases.empty()) {
-    // A misspelt filter must not pass as a clean run of nothing.
-    std::fprintf(stderr,
-                 "halo-cts: no case matches %s, so nothing was tested "
-                 "(halo-cts --list names every case)\n",
-                 filter_arguments(options).c_str());
-    counts.failed = 1;
-    return finish();
-  }
-  std::vector<Target> plugins;
-  if (!resolve_plugins(options, &plugins, record)) {
-    counts.failed = std::max<size_t>(counts.failed, 1);
-    return finish();
-  }
-  if (plugins.empty()) {
-    // Nothing to certify is a failure, not a clean pass of zero cases.
-    std::fprintf(stderr,
-                 "halo-cts: no plugin was loaded, so nothing was tested; name "
-                 "one with --plugin NAME|PATH (halo-info lists what was found "
-                 "and why each plugin was skipped)\n");
-    counts.failed = 1;
-    return finish();
-  }
+RunInfo run_info(const Options& options, const std::string& command) {
+  RunInfo info;
+  info.halo_version = HALO_CTS_HALO_VERSION;
+  info.peer = options.peer;
+  info.host = host_name();
+  info.command = command;
+  info.plugins = options.plugins;
+  info.filters = options.filters;
+  info.device = options.device;
+  info.seed = options.seed;
+  info.case_seed = options.has_case_seed ? std::to_string(options.case_seed) : "";
+  info.repeat = options.repeat;
+  info.shard = options.sharded ? options.shard.text() : "";
+  info.rerun_failures = options.rerun_failures;
+  info.timeout_s = options.timeout_s;
+  info.started_at = std::chrono::system_clock::now();
+  return info;
+}
+
+std::vector<Job> make_jobs(const std::vector<Target>& plugins,
+                           const std::vector<const Case*>& cases,
+                           const Options& options) {
   std::vector<Job> jobs;
   for (const Target& target : plugins) {
     for (int repetition = 0; repetition < options.repeat; ++repetition) {
@@ -445,26 +268,81 @@ int run_suite(const Options& options) {
       }
     }
   }
-  const std::string self = self_path();
-  const std::string testdata =
-      options.testdata_dir.empty() ? default_testdata_dir() : options.testdata_dir;
-  std::vector<std::vector<std::string>> commands;
-  for (const Job& job : jobs) {
-    commands.push_back({self, "--worker", "--plugin", job.plugin_spec, "--case",
-                        job.c->name, "--case-seed", std::to_string(job.seed),
-                        "--testdata", testdata, "--device",
-                        std::to_string(options.device), "--peer", options.peer,
-                        "--runner-pid", std::to_string(getpid())});
+  return jobs;
+}
+
+// |command| is the runner's own command line, for the reports.
+int run_suite(const Options& options, const std::string& command) {
+  std::vector<Expectation> expectations;
+  std::string error;
+  if (!options.expectations_path.empty() &&
+      !read_expectations(options.expectations_path, &expectations, &error)) {
+    std::fprintf(stderr, "halo-cts: %s\n", error.c_str());
+    return 2;
   }
-  run_processes(commands, options.jobs, options.timeout_s,
-                [&](size_t index, ProcessResult&& process) {
-                  Outcome o = to_outcome(jobs[index], options, std::move(process));
-                  apply_expectation(expectations, options, &o);
-                  // Reports first: whoever sees the line on stdout can rely
-                  // on finding the case in them.
-                  record(o);
-                  print_outcome(o);
-                });
+  Reports reports(options.json_path, options.junit_path, run_info(options, command));
+  reports.start();
+  Counts counts;
+  std::vector<std::string> flaky;
+  const auto record = [&](const Outcome& o) {
+    counts.add(o);
+    if (is_flaky(o)) flaky.push_back(o.plugin + " " + o.case_name);
+    reports.add(o);
+  };
+  const auto finish = [&] {
+    std::vector<std::string> broken = reports.failed_paths();
+    counts.failed += broken.size();
+    reports.finish(counts, counts.failed == 0 ? 0 : 1);
+    if (broken.empty() && !reports.failed_paths().empty()) {
+      broken = reports.failed_paths();  // The "end" record did not fit.
+      counts.failed += broken.size();
+    }
+    for (const std::string& path : broken) {
+      std::fprintf(stderr, "halo-cts: cannot write %s\n", path.c_str());
+    }
+    if (!flaky.empty()) {
+      std::string names;
+      for (const std::string& name : flaky) names += (names.empty() ? "" : ", ") + name;
+      std::printf("halo-cts: %zu flaky (failed, then passed when run again): %s\n",
+                  flaky.size(), names.c_str());
+    }
+    std::printf("%zu passed, %zu failed, %zu skipped\n", counts.passed,
+                counts.failed, counts.skipped);
+    return counts.failed == 0 ? 0 : 1;
+  };
+  const std::vector<const Case*> matching = matching_cases(options);
+  if (matching.empty()) {
+    // A misspelt filter must not pass as a clean run of nothing.
+    const std::string reason = "no case matches " + filter_arguments(options) +
+                               ", so nothing was tested (halo-cts --list names "
+                               "every case)";
+    std::fprintf(stderr, "halo-cts: %s\n", reason.c_str());
+    record(run_failure("run.filter", reason, options));
+    return finish();
+  }
+  std::vector<Target> plugins;
+  if (!resolve_plugins(options, &plugins, record)) {
+    counts.failed = std::max<size_t>(counts.failed, 1);
+    return finish();
+  }
+  if (plugins.empty()) {
+    // Nothing to certify is a failure, not a clean pass of zero cases.
+    const std::string reason =
+        "no plugin was loaded, so nothing was tested; name one with --plugin "
+        "NAME|PATH (halo-info lists what was found and why each plugin was "
+        "skipped)";
+    std::fprintf(stderr, "halo-cts: %s\n", reason.c_str());
+    record(run_failure("run.plugins", reason, options));
+    return finish();
+  }
+  const std::vector<const Case*> cases = take_shard(matching, options.shard);
+  if (options.sharded) {
+    // An empty shard is no error: with more shards than cases, some get none.
+    std::printf("halo-cts: shard %s: %zu of the %zu selected cases\n",
+                options.shard.text().c_str(), cases.size(), matching.size());
+  }
+  const std::vector<Job> jobs = make_jobs(plugins, cases, options);
+  run_jobs(jobs, options, expectations, record);
   return finish();
 }
 
@@ -487,13 +365,23 @@ int main(int argc, char** argv) {
   app.add_option("--seed", options.seed, "global seed; each case's seed derives from it");
   auto* case_seed = app.add_option("--case-seed", options.case_seed,
                                    "use exactly this seed for every case (reproduction)");
-  app.add_option("--json", options.json_path, "write one JSON line per case run");
-  app.add_option("--junit", options.junit_path, "write JUnit XML");
+  app.add_option("--json", options.json_path,
+                 "write JSON lines as cases finish (cts/report_schema.md)");
+  app.add_option("--junit", options.junit_path,
+                 "write JUnit XML as cases finish (cts/report_schema.md)");
   app.add_option("--expectations", options.expectations_path,
                  "expected failures: lines of 'PLUGIN_GLOB CASE_GLOB REASON'");
   app.add_flag("--verify-expectations", options.verify_expectations,
                "fail expected failures that now pass");
   app.add_option("--testdata", options.testdata_dir, "folder of test kernels");
+  std::string shard;
+  auto* shard_option = app.add_option(
+      "--shard", shard,
+      "run only shard I of N (I from 0): the selected cases dealt out in turn");
+  app.add_option("--rerun-failures", options.rerun_failures,
+                 "run a failing case up to N more times; one that then passes "
+                 "is flaky and does not fail the run")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--device", options.device,
                  "index of the device under test among the plugin's devices "
                  "(default 0)");
@@ -511,6 +399,14 @@ int main(int argc, char** argv) {
   app.get_option("--runner-pid")->group("");
   CLI11_PARSE(app, argc, argv);
   options.has_case_seed = case_seed->count() > 0;
+  if (shard_option->count() > 0) {
+    std::string error;
+    if (!halo::cts::parse_shard(shard, &options.shard, &error)) {
+      std::fprintf(stderr, "halo-cts: --shard '%s': %s\n", shard.c_str(), error.c_str());
+      return 2;
+    }
+    options.sharded = true;
+  }
   if (options.worker) {
     if (options.plugins.size() != 1) {
       std::fprintf(stderr, "halo-cts: --worker needs exactly one --plugin\n");
@@ -521,5 +417,5 @@ int main(int argc, char** argv) {
   }
   if (options.list) return halo::cts::list_cases(options);
   std::signal(SIGPIPE, SIG_IGN);
-  return halo::cts::run_suite(options);
+  return halo::cts::run_suite(options, halo::cts::command_line(argc, argv));
 }

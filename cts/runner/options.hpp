@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "shard.hpp"
+
 namespace halo::cts {
 
 struct Options {
@@ -21,6 +23,12 @@ struct Options {
   std::string expectations_path;
   bool verify_expectations = false;
   std::string testdata_dir;
+  // The part of the selected cases this run runs (--shard I/N).
+  Shard shard;
+  bool sharded = false;
+  // How often a case that fails is run again; one that then passes is
+  // flaky, and does not fail the run.
+  int rerun_failures = 0;
   // The index of the device under test among the driver's devices.
   size_t device = 0;
   // The plugin whose device the interop cases pair with ("": the first other

@@ -68,6 +68,10 @@ bool spawn(const std::vector<std::string>& argv, Running* out, std::string* erro
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
+  // The clocks start before the spawn: a runner descheduled right after it
+  // would otherwise miss all of a short worker's run.
+  out->start = Clock::now();
+  out->result.started_at = std::chrono::system_clock::now();
   int spawn_error = posix_spawn(&pid, argv[0].c_str(), &actions, &attributes,
                                 args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -82,8 +86,6 @@ bool spawn(const std::vector<std::string>& argv, Running* out, std::string* erro
   out->pid = pid;
   out->fd = pipe_fds[0];
   out->pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  out->start = Clock::now();
-  out->result.started_at = std::chrono::system_clock::now();
   return true;
 }
 
@@ -169,28 +171,41 @@ void wait_for_activity(const std::vector<Running>& running) {
 void run_processes(const std::vector<std::vector<std::string>>& commands,
                    int jobs, double timeout_s,
                    const std::function<void(size_t, ProcessResult&&)>& on_done) {
+  size_t next = 0;
+  run_processes(
+      [&](size_t* out_index, std::vector<std::string>* out_argv) {
+        if (next == commands.size()) return false;
+        *out_index = next;
+        *out_argv = commands[next++];
+        return true;
+      },
+      jobs, timeout_s, on_done);
+}
+
+void run_processes(const NextCommand& next, int jobs, double timeout_s,
+                   const std::function<void(size_t, ProcessResult&&)>& on_done) {
   if (jobs < 1) jobs = 1;
   const auto timeout = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(timeout_s));
   std::vector<Running> running;
-  size_t next = 0;
-  while (next < commands.size() || !running.empty()) {
-    while (next < commands.size() && running.size() < static_cast<size_t>(jobs)) {
+  while (true) {
+    size_t index = 0;
+    std::vector<std::string> argv;
+    while (running.size() < static_cast<size_t>(jobs) && next(&index, &argv)) {
       Running started;
-      started.index = next;
+      started.index = index;
       std::string error;
-      if (!spawn(commands[next], &started, &error)) {
+      if (!spawn(argv, &started, &error)) {
         ProcessResult failed;
         failed.output = error;
         failed.started_at = std::chrono::system_clock::now();
-        on_done(next++, std::move(failed));
+        on_done(index, std::move(failed));
         continue;
       }
       started.deadline = started.start + timeout;
       running.push_back(std::move(started));
-      ++next;
     }
-    if (running.empty()) continue;
+    if (running.empty()) return;
     wait_for_activity(running);
     const auto now = Clock::now();
     for (size_t i = 0; i < running.size();) {
@@ -202,10 +217,10 @@ void run_processes(const std::vector<std::vector<std::string>>& commands,
         ++i;
         continue;
       }
-      const size_t index = r.index;
+      const size_t done_index = r.index;
       ProcessResult result = finish(&r);
       running.erase(running.begin() + static_cast<long>(i));
-      on_done(index, std::move(result));
+      on_done(done_index, std::move(result));
     }
   }
 }

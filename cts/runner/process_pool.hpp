@@ -37,4 +37,16 @@ void run_processes(const std::vector<std::vector<std::string>>& commands,
                    int jobs, double timeout_s,
                    const std::function<void(size_t, ProcessResult&&)>& on_done);
 
+// Hands the pool its next command: sets |out_index| (passed back to
+// on_done) and |out_argv|, or returns false when it has none.
+using NextCommand =
+    std::function<bool(size_t* out_index, std::vector<std::string>* out_argv)>;
+
+// As above, with the commands asked for one at a time, whenever fewer than
+// |jobs| run. |next| is asked again after each |on_done|, so on_done can
+// make more work (a case to run again) that starts at once; the pool
+// returns once nothing runs and |next| has nothing.
+void run_processes(const NextCommand& next, int jobs, double timeout_s,
+                   const std::function<void(size_t, ProcessResult&&)>& on_done);
+
 }  // namespace halo::cts

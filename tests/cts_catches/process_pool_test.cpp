@@ -110,6 +110,31 @@ TEST(ProcessPoolTest, ProgramThatCannotStartIsReported) {
   EXPECT_NE(result.output.find("posix_spawn"), std::string::npos) << result.output;
 }
 
+// Work made by on_done (a case run again) starts in the same pool, which
+// ends only once nothing runs and nothing is left to start.
+TEST(ProcessPoolTest, CommandsQueuedByOnDoneRun) {
+  const std::vector<std::vector<std::string>> commands = {
+      {HALO_CTS_FAKE_WORKER, "exit", "7"}, {HALO_CTS_FAKE_WORKER, "exit", "0"}};
+  std::vector<size_t> queue = {0, 1};
+  std::vector<int> runs(commands.size(), 0);
+  run_processes(
+      [&](size_t* out_index, std::vector<std::string>* out_argv) {
+        if (queue.empty()) return false;
+        *out_index = queue.front();
+        queue.erase(queue.begin());
+        *out_argv = commands[*out_index];
+        return true;
+      },
+      2, kGenerousTimeoutS,
+      [&](size_t index, ProcessResult&& result) {
+        ++runs[index];
+        // The failing command runs twice more.
+        if (result.exit_code == 7 && runs[index] < 3) queue.push_back(index);
+      });
+  EXPECT_EQ(runs[0], 3);
+  EXPECT_EQ(runs[1], 1);
+}
+
 TEST(BoundedOutputTest, KeepsEverythingUpToTheLimit) {
   BoundedOutput output;
   const std::string head(BoundedOutput::kHeadBytes, 'h');

@@ -40,6 +40,11 @@
  *   DEVICE_COUNT_FROM_ENV  enumerate_devices reports
  *                       $HALO_TEST_PLUGIN_DEVICE_COUNT devices when it is
  *                       set, so a test can change the count after the scan.
+ *   CREATE_DEVICE_FAILS_ONCE  creating a device fails (as CREATE_DEVICE_FAILS)
+ *                       when it creates the file $HALO_TEST_PLUGIN_ONCE_FILE,
+ *                       and succeeds once the file exists: a case that
+ *                       fails its first run only, whatever the timing, for
+ *                       halo-cts --rerun-failures.
  *
  * Modes that break the driver at load time, each skipping the plugin:
  * DRIVER_NO_VTABLE, DRIVER_WRONG_TYPE, DRIVER_SHORT_VTABLE and
@@ -50,6 +55,7 @@
  * modes that hand one over keep it in static storage instead of leaking. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,6 +87,7 @@
 #define TEST_MODE_SEMAPHORE_NO_QUERY 19
 #define TEST_MODE_DEVICE_FORGED_STATUS 20
 #define TEST_MODE_DEVICE_COUNT_FROM_ENV 21
+#define TEST_MODE_CREATE_DEVICE_FAILS_ONCE 22
 
 #ifndef TEST_PLUGIN_NAME
 #error "TEST_PLUGIN_NAME must be defined"
@@ -504,6 +511,18 @@ static halo_status_t driver_create_device(halo_driver_t* base,
   (void)out_device;
   return driver->host->status_create(HALO_STATUS_UNAVAILABLE,
                                      "test plugin: device \xff\xfe is gone");
+#endif
+#if TEST_PLUGIN_MODE == TEST_MODE_CREATE_DEVICE_FAILS_ONCE
+  /* O_EXCL: of all the processes that try, exactly one creates the file. */
+  const char* once_file = getenv("HALO_TEST_PLUGIN_ONCE_FILE");
+  if (once_file != NULL) {
+    int fd = open(once_file, O_CREAT | O_EXCL | O_WRONLY, 0600);
+    if (fd >= 0) {
+      close(fd);
+      return driver->host->status_create(HALO_STATUS_UNAVAILABLE,
+                                         "test plugin: the first device fails");
+    }
+  }
 #endif
   for (size_t i = 0; i < DEVICE_COUNT; ++i) {
     if (device_id_of(i) != device_id) {
