@@ -1,0 +1,163 @@
+// The cuda buffer: allocation, mapping and the buffer vtable.
+#include "buffer.hpp"
+
+#include "cuda_status.hpp"
+#include "device.hpp"
+
+namespace halo::cuda {
+namespace {
+
+void destroy_buffer(halo_object_t* object) {
+  Buffer* buffer = sdk::object_cast<Buffer>(object);
+  sdk::Host host = buffer->host;
+  host.destroy(buffer);
+}
+
+uint64_t size(halo_buffer_t* buffer) { return Buffer::cast(buffer)->facts.size; }
+
+halo_status_t map_range(halo_buffer_t* buffer, uint64_t offset,
+                        uint64_t length, void** out_pointer) {
+  return Buffer::cast(buffer)->map(offset, length, out_pointer);
+}
+
+halo_status_t unmap_range(halo_buffer_t* buffer, uint64_t offset,
+                          uint64_t length) {
+  return Buffer::cast(buffer)->unmap(offset, length);
+}
+
+// Host-visible memory is coherent: flush and invalidate have nothing to do
+// beyond checking their range.
+halo_status_t check_host_range(halo_buffer_t* buffer, const char* function,
+                               uint64_t offset, uint64_t length) {
+  Buffer* self = Buffer::cast(buffer);
+  return sdk::check_host_range(self->host, function, self->facts, offset,
+                               &length);
+}
+
+halo_status_t flush_range(halo_buffer_t* buffer, uint64_t offset,
+                          uint64_t length) {
+  return check_host_range(buffer, "halo_buffer_flush_range", offset, length);
+}
+
+halo_status_t invalidate_range(halo_buffer_t* buffer, uint64_t offset,
+                               uint64_t length) {
+  return check_host_range(buffer, "halo_buffer_invalidate_range", offset,
+                          length);
+}
+
+uint64_t align_up(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) & ~(alignment - 1);
+}
+
+}  // namespace
+
+const halo_buffer_vtable_t Buffer::kVtable = {
+    .object = {.struct_size = sizeof(halo_buffer_vtable_t),
+               .type = HALO_OBJECT_TYPE_BUFFER,
+               .destroy = &destroy_buffer},
+    .size = &size,
+    .map_range = &map_range,
+    .unmap_range = &unmap_range,
+    .flush_range = &flush_range,
+    .invalidate_range = &invalidate_range,
+};
+
+Buffer::Buffer(Device* device, const sdk::BufferFacts& facts) noexcept
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
+      host(device->host),
+      api(device->api),
+      device(device),
+      facts(facts),
+      mappings_(device->host) {
+  host.retain(sdk::as_object(device->handle()));
+}
+
+Buffer::~Buffer() {
+  if (device_allocation_ != 0 || host_allocation_ != nullptr) {
+    ContextScope scope(*api, device->context);
+    if (host_allocation_ != nullptr) api->cuMemFreeHost(host_allocation_);
+    if (device_allocation_ != 0) api->cuMemFree(device_allocation_);
+  }
+  host.release(sdk::as_object(device->handle()));
+}
+
+halo_status_t Buffer::allocate(uint64_t alignment) noexcept {
+  // The driver aligns allocations to 256 bytes (pinned host memory to a
+  // page); a larger alignment is had by allocating that much more.
+  const uint64_t extra = alignment > device->capabilities().min_buffer_alignment
+                             ? alignment
+                             : 0;
+  uint64_t total = 0;
+  if (__builtin_add_overflow(facts.size, extra, &total) || total > SIZE_MAX) {
+    return host.make_status(HALO_STATUS_RESOURCE_EXHAUSTED,
+                            "halo_buffer_allocate: params->size %llu with "
+                            "alignment %llu overflows",
+                            static_cast<unsigned long long>(facts.size),
+                            static_cast<unsigned long long>(alignment));
+  }
+  ContextScope scope(*api, device->context);
+  if (facts.memory_type & HALO_MEMORY_TYPE_HOST_VISIBLE) {
+    HALO_SDK_RETURN_IF_ERROR(host.annotate(
+        cuda_status(host, *api, "cuMemHostAlloc",
+                    api->cuMemHostAlloc(&host_allocation_,
+                                        static_cast<size_t>(total),
+                                        CU_MEMHOSTALLOC_PORTABLE |
+                                            CU_MEMHOSTALLOC_DEVICEMAP)),
+        "halo_buffer_allocate"));
+    CUdeviceptr base = 0;
+    HALO_CUDA_RETURN_IF_ERROR(
+        host, *api, "cuMemHostGetDevicePointer",
+        api->cuMemHostGetDevicePointer(&base, host_allocation_, 0));
+    const uint64_t host_base = reinterpret_cast<uintptr_t>(host_allocation_);
+    const uint64_t skip = extra == 0 ? 0 : align_up(host_base, alignment) - host_base;
+    host_pointer = static_cast<unsigned char*>(host_allocation_) + skip;
+    address = base + skip;
+    return HALO_OK;
+  }
+  HALO_SDK_RETURN_IF_ERROR(host.annotate(
+      cuda_status(host, *api, "cuMemAlloc",
+                  api->cuMemAlloc(&device_allocation_,
+                                  static_cast<size_t>(total))),
+      "halo_buffer_allocate"));
+  address = extra == 0 ? device_allocation_
+                       : align_up(device_allocation_, alignment);
+  return HALO_OK;
+}
+
+halo_status_t Buffer::create(Device* device, const halo_buffer_params_t& params,
+                             halo_buffer_t** out_buffer) noexcept {
+  sdk::Host host = device->host;
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::check_buffer_params(host, device->capabilities(), params));
+  const sdk::BufferFacts facts{params.size, params.usage, params.memory_type};
+  return HALO_SDK_TRY(host, {
+    Buffer* buffer = host.make<Buffer>(device, facts);
+    halo_status_t status = buffer->allocate(params.alignment);
+    if (status != HALO_OK) {
+      host.destroy(buffer);
+      return status;
+    }
+    *out_buffer = buffer->handle();
+    return HALO_OK;
+  });
+}
+
+halo_status_t Buffer::map(uint64_t offset, uint64_t length,
+                          void** out) noexcept {
+  HALO_SDK_RETURN_IF_ERROR(sdk::check_map(host, facts, offset, &length));
+  void* pointer = host_pointer + offset;
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::guard(host, [&] { mappings_.add({offset, length, pointer}); }));
+  *out = pointer;
+  return HALO_OK;
+}
+
+halo_status_t Buffer::unmap(uint64_t offset, uint64_t length) noexcept {
+  static const char kFunction[] = "halo_buffer_unmap_range";
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::check_host_range(host, kFunction, facts, offset, &length));
+  sdk::MappedRanges::Mapping mapping;
+  return mappings_.remove(host, kFunction, offset, length, &mapping);
+}
+
+}  // namespace halo::cuda

@@ -1,0 +1,243 @@
+// Recording cuda command buffers (argument checks shared with every plugin
+// through sdk/commands.hpp) and issuing them on a stream.
+#include "command_buffer.hpp"
+
+#include <cstring>
+
+#include "buffer.hpp"
+#include "cuda_status.hpp"
+#include "device.hpp"
+
+namespace halo::cuda {
+namespace {
+
+void destroy_command_buffer(halo_object_t* object) {
+  CommandBuffer* command_buffer = sdk::object_cast<CommandBuffer>(object);
+  sdk::Host host = command_buffer->host;
+  host.destroy(command_buffer);
+}
+
+halo_status_t begin(halo_command_buffer_t* command_buffer) {
+  CommandBuffer* self = CommandBuffer::cast(command_buffer);
+  return self->recording.begin(self->host);
+}
+
+halo_status_t end(halo_command_buffer_t* command_buffer) {
+  CommandBuffer* self = CommandBuffer::cast(command_buffer);
+  return self->recording.end(self->host);
+}
+
+// The stream already runs every command after the one before it.
+halo_status_t barrier(halo_command_buffer_t* command_buffer) {
+  CommandBuffer* self = CommandBuffer::cast(command_buffer);
+  return self->recording.check_recording(self->host,
+                                         "halo_command_buffer_barrier");
+}
+
+halo_status_t fill(halo_command_buffer_t* command_buffer, halo_buffer_t* target,
+                   uint64_t offset, uint64_t length, const void* pattern,
+                   size_t pattern_length) {
+  static const char kFunction[] = "halo_command_buffer_fill";
+  CommandBuffer* self = CommandBuffer::cast(command_buffer);
+  HALO_SDK_RETURN_IF_ERROR(self->recording.check_recording(self->host, kFunction));
+  Buffer* buffer = nullptr;
+  HALO_SDK_RETURN_IF_ERROR(self->own_buffer(target, kFunction, "target", &buffer));
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::check_fill(self->host, buffer->facts, offset, &length, pattern_length));
+  if (length == 0) return HALO_OK;
+  Command command;
+  command.kind = Command::Kind::kFill;
+  command.pattern_length = static_cast<uint8_t>(pattern_length);
+  std::memcpy(&command.pattern, pattern, pattern_length);
+  command.target = buffer->address + offset;
+  command.length = length;
+  return sdk::guard(self->host, [&] {
+    self->append(command, {sdk::as_object(target)});
+  });
+}
+
+halo_status_t update(halo_command_buffer_t* command_buffer, const void* source,
+                     halo_buffer_t* target, uint64_t offset, uint64_t length) {
+  static const char kFunction[] = "halo_command_buffer_update";
+  CommandBuffer* self = CommandBuffer::cast(command_buffer);
+  HALO_SDK_RETURN_IF_ERROR(self->recording.check_recording(self->host, kFunction));
+  Buffer* buffer = nullptr;
+  HALO_SDK_RETURN_IF_ERROR(self->own_buffer(target, kFunction, "target", &buffer));
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::check_update(self->host, buffer->facts, offset, length));
+  if (length == 0) return HALO_OK;
+  Command command;
+  command.kind = Command::Kind::kUpdate;
+  command.target = buffer->address + offset;
+  command.length = length;
+  command.data = self->host.allocate(static_cast<size_t>(length), 16);
+  if (command.data == nullptr) {
+    return self->host.make_status(HALO_STATUS_RESOURCE_EXHAUSTED,
+                                  "%s: out of memory copying %llu bytes",
+                                  kFunction,
+                                  static_cast<unsigned long long>(length));
+  }
+  std::memcpy(command.data, source, static_cast<size_t>(length));
+  halo_status_t status = sdk::guard(self->host, [&] {
+    self->append(command, {sdk::as_object(target)});
+  });
+  if (status != HALO_OK) self->host.deallocate(command.data);
+  return status;
+}
+
+halo_status_t copy(halo_command_buffer_t* command_buffer, halo_buffer_t* source,
+                   uint64_t source_offset, halo_buffer_t* target,
+                   uint64_t target_offset, uint64_t length) {
+  static const char kFunction[] = "halo_command_buffer_copy";
+  CommandBuffer* self = CommandBuffer::cast(command_buffer);
+  HALO_SDK_RETURN_IF_ERROR(self->recording.check_recording(self->host, kFunction));
+  Buffer* from = nullptr;
+  Buffer* to = nullptr;
+  HALO_SDK_RETURN_IF_ERROR(self->own_buffer(source, kFunction, "source", &from));
+  HALO_SDK_RETURN_IF_ERROR(self->own_buffer(target, kFunction, "target", &to));
+  HALO_SDK_RETURN_IF_ERROR(sdk::check_copy(self->host, from->facts,
+                                           source_offset, to->facts,
+                                           target_offset, length, from == to));
+  if (length == 0) return HALO_OK;
+  Command command;
+  command.kind = Command::Kind::kCopy;
+  command.source = from->address + source_offset;
+  command.target = to->address + target_offset;
+  command.length = length;
+  return sdk::guard(self->host, [&] {
+    self->append(command, {sdk::as_object(source), sdk::as_object(target)});
+  });
+}
+
+halo_status_t dispatch(halo_command_buffer_t* command_buffer,
+                       const halo_dispatch_params_t* params) {
+  return CommandBuffer::cast(command_buffer)->record_dispatch(*params);
+}
+
+CUresult issue_fill(const Api& api, const Command& command, CUstream stream) {
+  switch (command.pattern_length) {
+    case 1:
+      return api.cuMemsetD8Async(command.target,
+                                 static_cast<unsigned char>(command.pattern),
+                                 static_cast<size_t>(command.length), stream);
+    case 2:
+      return api.cuMemsetD16Async(
+          command.target, static_cast<unsigned short>(command.pattern),
+          static_cast<size_t>(command.length / 2), stream);
+    default:
+      return api.cuMemsetD32Async(command.target, command.pattern,
+                                  static_cast<size_t>(command.length / 4),
+                                  stream);
+  }
+}
+
+}  // namespace
+
+const halo_command_buffer_vtable_t CommandBuffer::kVtable = {
+    .object = {.struct_size = sizeof(halo_command_buffer_vtable_t),
+               .type = HALO_OBJECT_TYPE_COMMAND_BUFFER,
+               .destroy = &destroy_command_buffer},
+    .begin = &begin,
+    .end = &end,
+    .barrier = &barrier,
+    .fill = &fill,
+    .update = &update,
+    .copy = &copy,
+    .dispatch = &dispatch,
+};
+
+CommandBuffer::CommandBuffer(Device* device, halo_command_buffer_mode_t mode)
+    : header(HALO_OBJECT_HEADER_INIT(&kVtable)),
+      host(device->host),
+      api(device->api),
+      device(device),
+      recording(mode),
+      commands(sdk::HostAllocator<Command>(device->host)),
+      retained(sdk::HostAllocator<halo_object_t*>(device->host)) {
+  host.retain(sdk::as_object(device->handle()));
+}
+
+CommandBuffer::~CommandBuffer() {
+  for (Command& command : commands) {
+    host.deallocate(command.data);
+    host.deallocate(command.arguments);
+  }
+  for (halo_object_t* object : retained) host.release(object);
+  host.release(sdk::as_object(device->handle()));
+}
+
+halo_status_t CommandBuffer::create(Device* device,
+                                    halo_command_buffer_mode_t mode,
+                                    halo_command_buffer_t** out) noexcept {
+  HALO_SDK_RETURN_IF_ERROR(sdk::check_command_buffer_mode(device->host, mode));
+  return sdk::guard(device->host, [&] {
+    *out = device->host.make<CommandBuffer>(device, mode)->handle();
+  });
+}
+
+halo_status_t CommandBuffer::own_buffer(halo_buffer_t* buffer,
+                                        const char* function,
+                                        const char* argument,
+                                        Buffer** out) const noexcept {
+  Buffer* own = Buffer::from(buffer);
+  if (own == nullptr) {
+    return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
+                            "%s: %s is not a cuda buffer", function, argument);
+  }
+  if (own->device->context != device->context) {
+    return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
+                            "%s: %s belongs to another CUDA device", function,
+                            argument);
+  }
+  *out = own;
+  return HALO_OK;
+}
+
+void CommandBuffer::append(const Command& command,
+                           std::initializer_list<halo_object_t*> objects) {
+  retained.reserve(retained.size() + objects.size());
+  commands.push_back(command);
+  // Cannot throw: reserved above.
+  for (halo_object_t* object : objects) {
+    if (object == nullptr) continue;
+    host.retain(object);
+    retained.push_back(object);
+  }
+}
+
+halo_status_t CommandBuffer::issue(CUstream stream) const noexcept {
+  for (const Command& command : commands) {
+    switch (command.kind) {
+      case Command::Kind::kFill:
+        HALO_CUDA_RETURN_IF_ERROR(host, *api, "cuMemsetD*Async",
+                                  issue_fill(*api, command, stream));
+        break;
+      case Command::Kind::kUpdate:
+        HALO_CUDA_RETURN_IF_ERROR(
+            host, *api, "cuMemcpyHtoDAsync",
+            api->cuMemcpyHtoDAsync(command.target, command.data,
+                                   static_cast<size_t>(command.length),
+                                   stream));
+        break;
+      case Command::Kind::kCopy:
+        HALO_CUDA_RETURN_IF_ERROR(
+            host, *api, "cuMemcpyDtoDAsync",
+            api->cuMemcpyDtoDAsync(command.target, command.source,
+                                   static_cast<size_t>(command.length),
+                                   stream));
+        break;
+      case Command::Kind::kDispatch:
+        HALO_CUDA_RETURN_IF_ERROR(
+            host, *api, "cuLaunchKernel",
+            api->cuLaunchKernel(command.function, command.grid[0],
+                                command.grid[1], command.grid[2],
+                                command.block[0], command.block[1],
+                                command.block[2], 0, stream,
+                                command.arguments, nullptr));
+        break;
+    }
+  }
+  return HALO_OK;
+}
+
+}  // namespace halo::cuda

@@ -1,0 +1,109 @@
+// One queue_execute of the cuda plugin (see submission.hpp).
+#include "submission.hpp"
+
+#include "command_buffer.hpp"
+#include "cuda_status.hpp"
+#include "device.hpp"
+#include "semaphore.hpp"
+
+namespace halo::cuda {
+
+Submission::Extra Submission::plan_extra(sdk::AllocationPlan& plan,
+                                         const sdk::SubmissionLists& lists) {
+  Extra extra;
+  extra.chained_waits = plan.reserve<bool>(lists.waits.count);
+  return extra;
+}
+
+Submission* Submission::create(Device* device,
+                               const halo_queue_execute_info_t& info) {
+  return sdk::Submission::create<Submission>(
+      device->host, device->handle(), sdk::SubmissionLists::of(info), device);
+}
+
+Submission::Submission(const Init& init, const Extra& extra,
+                       Device* device) noexcept
+    : sdk::Submission(init),
+      device_(device),
+      chained_waits_(init.at<bool>(extra.chained_waits)) {
+  for (size_t i = 0; i < wait_count(); ++i) chained_waits_[i] = false;
+}
+
+void Submission::resolve_waits() noexcept {
+  for (size_t i = 0; i < wait_count(); ++i) {
+    halo_semaphore_t* semaphore = wait(i).semaphore;
+    const uint64_t value = wait(i).value;
+    uint64_t current = 0;
+    halo_status_t status =
+        sdk::semaphore_vtable(semaphore)->query(semaphore, &current);
+    if (status == HALO_OK && current >= value) {
+      set_native(i);  // Reached: nothing to wait for.
+      continue;
+    }
+    host().free(status);
+    // A failed semaphore stays host-side: its timepoint fails at once.
+    Semaphore* own = Semaphore::from(semaphore);
+    if (status == HALO_OK && own != nullptr && own->device == device_ &&
+        own->issued_reaches(device_->stream, value)) {
+      chained_waits_[i] = true;
+      set_native(i);
+    }
+  }
+}
+
+void Submission::issue() noexcept {
+  const Api& api = *device_->api;
+  halo_status_t status = HALO_OK;
+  for (size_t i = 0; i < command_buffer_count() && status == HALO_OK; ++i) {
+    status = CommandBuffer::cast(command_buffer(i))->issue(device_->stream);
+    partially_issued_ = true;
+  }
+  if (status == HALO_OK) {
+    status = cuda_status(host(), api, "cuEventRecord",
+                         api.cuEventRecord(event, device_->stream));
+  }
+  if (status != HALO_OK) {
+    event = nullptr;  // Not recorded: the queue takes it back.
+    record_failure(status);
+    return;
+  }
+  partially_issued_ = false;
+  for (size_t i = 0; i < signal_count(); ++i) {
+    Semaphore* own = Semaphore::from(signal(i).semaphore);
+    if (own != nullptr && own->device == device_) {
+      own->note_issued(device_->stream, signal(i).value);
+    }
+  }
+}
+
+void Submission::await_work() noexcept {
+  const Api& api = *device_->api;
+  if (event != nullptr || partially_issued_) {
+    ContextScope scope(api, device_->context);
+    // A worker behind the stream finds most events complete: a query then
+    // answers without the sleep and wake-up of a blocking synchronise.
+    CUresult result = CUDA_ERROR_NOT_READY;
+    if (event != nullptr) result = api.cuEventQuery(event);
+    if (result == CUDA_ERROR_NOT_READY) {
+      result = event != nullptr ? api.cuEventSynchronize(event)
+                                : api.cuStreamSynchronize(device_->stream);
+    }
+    if (result != CUDA_SUCCESS) {
+      record_failure(cuda_failure(host(), api,
+                                  event != nullptr ? "cuEventSynchronize"
+                                                   : "cuStreamSynchronize",
+                                  result));
+    }
+  }
+  for (size_t i = 0; i < wait_count(); ++i) {
+    if (!chained_waits_[i]) continue;
+    // The signaller completed before this submission on the same worker:
+    // the semaphore has reached the value, or failed.
+    Semaphore* own = Semaphore::cast(wait(i).semaphore);
+    halo_status_t status =
+        own->timeline.wait(wait(i).value, HALO_DEADLINE_INFINITE_PAST);
+    if (status != HALO_OK) record_failure(status);
+  }
+}
+
+}  // namespace halo::cuda

@@ -1,0 +1,79 @@
+// One queue_execute of the cuda plugin, from issue to completion.
+//
+// Waits are settled in three ways when the submission is made:
+//   * already reached: nothing to do;
+//   * to be reached by work already issued on the device's stream (a cuda
+//     semaphore of this device whose record says so): nothing to do either,
+//     since the stream runs this submission's work after that work. This is
+//     a chained wait; it needs no GPU-side wait and no host round trip;
+//   * anything else (a value nobody has issued yet, a host signal, another
+//     device's or plugin's semaphore): a host-side wait of the SDK's
+//     submission core, whose timepoint lives in the submission.
+// The work is issued on the stream once every host-side wait is reached (at
+// once when there are none), so nothing on the stream ever waits for the
+// host, and a wait that fails issues nothing. An event recorded after the
+// work marks its completion; the queue's completion worker synchronises on
+// it in issue order, then signals the signal semaphores (or fails them) and
+// releases the submission. A chained wait whose semaphore failed instead of
+// reaching its value (its signaller's work failed, or the host failed it)
+// is found there too, since the signaller completed first on the same
+// worker: the work ran, but its signals fail with that failure.
+#ifndef HALO_CUDA_SUBMISSION_HPP_
+#define HALO_CUDA_SUBMISSION_HPP_
+
+#include <cstddef>
+
+#include "cuda_library.hpp"
+#include "halo/device.h"
+#include "halo/sdk/submission.hpp"
+
+namespace halo::cuda {
+
+struct Device;
+
+class Submission final : public sdk::Submission {
+ public:
+  // The arrays of the submission's own, in its one allocation.
+  struct Extra {
+    size_t chained_waits = 0;
+  };
+  static Extra plan_extra(sdk::AllocationPlan& plan,
+                          const sdk::SubmissionLists& lists);
+
+  // Creates a submission of |info| for |device|, retaining the device,
+  // every semaphore and every command buffer (which the caller has checked
+  // and acquired). Throws std::bad_alloc.
+  static Submission* create(Device* device,
+                            const halo_queue_execute_info_t& info);
+
+  // Marks native the waits that need no host (reached, or chained). Before
+  // register_waits.
+  void resolve_waits() noexcept;
+  // Issues the command buffers and the completion event on the device's
+  // stream (the context current, under the queue's issue lock), and records
+  // the signals of this device's semaphores as issued. On failure records
+  // it; whatever was issued before then still runs, and the worker waits
+  // for the stream instead of the event.
+  void issue() noexcept;
+  // On the worker: waits until the issued work is done and records a
+  // failure of the device or of a chained wait's semaphore.
+  void await_work() noexcept;
+
+  // The completion event (the queue's, lent), or NULL when none was
+  // recorded.
+  CUevent event = nullptr;
+
+  // Use create; public for the SDK's create.
+  Submission(const Init& init, const Extra& extra, Device* device) noexcept;
+
+ private:
+  Device* device_;
+  // Per wait: chained on work issued on the stream before.
+  bool* chained_waits_;
+  // Some work reached the stream but its completion event did not.
+  bool partially_issued_ = false;
+};
+
+}  // namespace halo::cuda
+
+#endif  // HALO_CUDA_SUBMISSION_HPP_
