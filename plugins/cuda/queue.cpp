@@ -3,9 +3,14 @@
 // Submissions become ready on the caller's thread or in timepoint
 // callbacks (of any plugin); either issues the work on the stream at once,
 // since CUDA's asynchronous calls do not wait for the device. Completion is
-// observed by one worker thread per device, which synchronises on each
-// submission's event in issue order: no callback per submission, and the
-// semaphores' signals land in the order the stream ran the work.
+// observed by one worker thread per device, in issue order, with no event
+// and no callback per submission: the stream runs in order, so an event
+// the worker records at the stream's tail, once complete, says that every
+// submission issued before it is done. The worker polls such an event for
+// a short while (short work is done within microseconds, sooner than a
+// blocking wait wakes up), then sleeps on a blocking-sync one. A run of
+// submissions is retired with one event; semaphores' signals land in the
+// order the stream ran the work.
 #include "queue.hpp"
 
 #include "command_buffer.hpp"
@@ -14,12 +19,33 @@
 #include "submission.hpp"
 
 namespace halo::cuda {
+namespace {
+
+// How long the worker keeps looking for the next submission before it
+// sleeps: submitters of a busy queue then hand over without a futex
+// wake-up each (a few microseconds of the submitting thread's time).
+constexpr std::chrono::microseconds kWorkerIdleSpin{50};
+// How long the worker polls the stream's progress before it sleeps, and how
+// often: a query takes the driver's locks, which submitting threads need.
+constexpr std::chrono::microseconds kPollFor{50};
+constexpr std::chrono::microseconds kPollInterval{1};
+
+// Waits |interval| without a system call.
+void pause_for(std::chrono::microseconds interval) {
+  const auto until = std::chrono::steady_clock::now() + interval;
+  while (std::chrono::steady_clock::now() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
+}  // namespace
 
 Queue::Queue(Device* device) noexcept
     : host_(device->host),
       device_(device),
-      free_events_(sdk::HostAllocator<CUevent>(device->host)),
-      worker_(&Queue::process, this) {}
+      worker_(&Queue::process, this, kWorkerIdleSpin) {}
 
 Queue* Queue::create(Device* device) {
   Queue* queue = device->host.make<Queue>(device);
@@ -35,10 +61,11 @@ Queue* Queue::create(Device* device) {
 void Queue::destroy(Queue* queue) noexcept {
   if (queue == nullptr) return;
   queue->worker_.stop();
-  if (!queue->free_events_.empty()) {
+  if (queue->poll_event_ != nullptr || queue->sleep_event_ != nullptr) {
     const Api& api = *queue->device_->api;
     ContextScope scope(api, queue->device_->context);
-    for (CUevent event : queue->free_events_) api.cuEventDestroy(event);
+    if (queue->poll_event_ != nullptr) api.cuEventDestroy(queue->poll_event_);
+    if (queue->sleep_event_ != nullptr) api.cuEventDestroy(queue->sleep_event_);
   }
   sdk::Host host = queue->host_;
   host.destroy(queue);
@@ -108,19 +135,11 @@ void Queue::on_ready(sdk::Submission* submission) noexcept {
 void Queue::start(Submission* submission) noexcept {
   std::lock_guard<std::mutex> lock(issue_mutex_);
   if (submission->failure() == HALO_OK) {
-    const Api& api = *device_->api;
-    ContextScope scope(api, device_->context);
-    CUevent event = take_event();
-    if (event == nullptr) {
-      submission->record_failure(host_.make_status_text(
-          HALO_STATUS_RESOURCE_EXHAUSTED,
-          "halo_device_queue_execute: cuEventCreate failed for a "
-          "completion event"));
-    } else {
-      submission->event = event;
-      submission->issue();
-      if (submission->event == nullptr) give_event(event);
-    }
+    ContextScope scope(*device_->api, device_->context);
+    submission->issue();
+    // Even a failed issue may have left work on the stream, which uses
+    // what the submission holds: the worker waits for it all the same.
+    submission->issue_sequence = ++issued_count_;
   }
   worker_.post(submission);
 }
@@ -128,11 +147,9 @@ void Queue::start(Submission* submission) noexcept {
 void Queue::process(void* queue, sdk::Submission* submission) noexcept {
   auto* self = static_cast<Queue*>(queue);
   auto* own = static_cast<Submission*>(submission);
-  own->await_work();
-  if (own->event != nullptr) {
-    self->give_event(own->event);
-    own->event = nullptr;
-  }
+  halo_status_t status = self->await_stream(own->issue_sequence);
+  own->check_work(status);
+  self->host_.free(status);
   own->complete();
   // Release everything but the device before wait_idle may return.
   own->release_resources();
@@ -141,38 +158,50 @@ void Queue::process(void* queue, sdk::Submission* submission) noexcept {
   Submission::destroy(own);
 }
 
-CUevent Queue::take_event() noexcept {
-  {
-    std::lock_guard<std::mutex> lock(events_mutex_);
-    if (!free_events_.empty()) {
-      CUevent event = free_events_.back();
-      free_events_.pop_back();
-      return event;
-    }
-  }
-  // Blocking sync: the worker sleeps until the device is done rather than
-  // spin a core.
-  CUevent event = nullptr;
-  if (device_->api->cuEventCreate(
-          &event, CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING) !=
-      CUDA_SUCCESS) {
-    return nullptr;
-  }
-  return event;
+uint64_t Queue::mark_tail(CUevent event, halo_status_t* status) noexcept {
+  std::lock_guard<std::mutex> lock(issue_mutex_);
+  *status = cuda_status(host_, *device_->api, "cuEventRecord",
+                        device_->api->cuEventRecord(event, device_->stream));
+  return *status == HALO_OK ? issued_count_ : 0;
 }
 
-void Queue::give_event(CUevent event) noexcept {
-  {
-    std::lock_guard<std::mutex> lock(events_mutex_);
-    try {
-      free_events_.push_back(event);
-      return;
-    } catch (...) {
-      // No room to keep it: destroy it below.
-    }
+halo_status_t Queue::await_stream(uint64_t sequence) noexcept {
+  if (sequence <= done_through_) return HALO_OK;  // Nothing issued, or done.
+  const Api& api = *device_->api;
+  ContextScope scope(api, device_->context);
+  if (poll_event_ == nullptr) {
+    HALO_CUDA_RETURN_IF_ERROR(
+        host_, api, "cuEventCreate",
+        api.cuEventCreate(&poll_event_, CU_EVENT_DISABLE_TIMING));
   }
-  ContextScope scope(*device_->api, device_->context);
-  device_->api->cuEventDestroy(event);
+  if (sleep_event_ == nullptr) {
+    HALO_CUDA_RETURN_IF_ERROR(
+        host_, api, "cuEventCreate",
+        api.cuEventCreate(&sleep_event_, CU_EVENT_BLOCKING_SYNC |
+                                             CU_EVENT_DISABLE_TIMING));
+  }
+  halo_status_t status = HALO_OK;
+  uint64_t through = mark_tail(poll_event_, &status);
+  HALO_SDK_RETURN_IF_ERROR(status);
+  CUresult result = api.cuEventQuery(poll_event_);
+  const auto poll_until = std::chrono::steady_clock::now() + kPollFor;
+  while (result == CUDA_ERROR_NOT_READY &&
+         std::chrono::steady_clock::now() < poll_until) {
+    pause_for(kPollInterval);
+    result = api.cuEventQuery(poll_event_);
+  }
+  const char* call = "cuEventQuery";
+  if (result == CUDA_ERROR_NOT_READY) {
+    // Long work: sleep rather than spin a core. Recorded later, this event
+    // covers at least as much.
+    through = mark_tail(sleep_event_, &status);
+    HALO_SDK_RETURN_IF_ERROR(status);
+    result = api.cuEventSynchronize(sleep_event_);
+    call = "cuEventSynchronize";
+  }
+  HALO_CUDA_RETURN_IF_ERROR(host_, api, call, result);
+  done_through_ = through;
+  return HALO_OK;
 }
 
 }  // namespace halo::cuda

@@ -4,8 +4,8 @@
 #ifndef HALO_CUDA_QUEUE_HPP_
 #define HALO_CUDA_QUEUE_HPP_
 
+#include <cstdint>
 #include <mutex>
-#include <vector>
 
 #include "cuda_library.hpp"
 #include "halo/device.h"
@@ -26,7 +26,7 @@ class Queue {
   // Starts the worker thread. Throws std::bad_alloc or std::system_error.
   static Queue* create(Device* device);
   // Stops the worker (joining it, or detaching it when called on it),
-  // destroys the pooled events and frees the queue. No submission may
+  // destroys the worker's events and frees the queue. No submission may
   // exist.
   static void destroy(Queue* queue) noexcept;
 
@@ -59,15 +59,24 @@ class Queue {
   static void on_ready(sdk::Submission* submission) noexcept;
   static void process(void* queue, sdk::Submission* submission) noexcept;
 
-  // Completion events: made on demand, kept for reuse.
-  CUevent take_event() noexcept;
-  void give_event(CUevent event) noexcept;
+  // On the worker: blocks until the stream has run every submission up to
+  // issue sequence |sequence|; OK, or the device's failure (new status).
+  halo_status_t await_stream(uint64_t sequence) noexcept;
+  // Records |event| at the stream's tail, under the issue lock; the issue
+  // sequence it follows, or 0 when recording failed (|*status| says why).
+  uint64_t mark_tail(CUevent event, halo_status_t* status) noexcept;
 
   sdk::Host host_;
   Device* device_;
+  // Serialises issuing, so that issue sequences follow stream order.
   std::mutex issue_mutex_;
-  std::mutex events_mutex_;
-  std::vector<CUevent, sdk::HostAllocator<CUevent>> free_events_;
+  uint64_t issued_count_ = 0;  // Guarded by issue_mutex_.
+  // The worker's own: every submission up to this issue sequence is done;
+  // the plain event it polls and the blocking-sync event it sleeps on, both
+  // recorded at the stream's tail when it needs them (made on first need).
+  uint64_t done_through_ = 0;
+  CUevent poll_event_ = nullptr;
+  CUevent sleep_event_ = nullptr;
   sdk::InFlightTracker in_flight_;
   sdk::CompletionWorker worker_;
 };

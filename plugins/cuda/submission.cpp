@@ -2,12 +2,10 @@
 #include "submission.hpp"
 
 #include "command_buffer.hpp"
-#include "cuda_status.hpp"
 #include "device.hpp"
 #include "semaphore.hpp"
 
 namespace halo::cuda {
-
 Submission::Extra Submission::plan_extra(sdk::AllocationPlan& plan,
                                          const sdk::SubmissionLists& lists) {
   Extra extra;
@@ -51,50 +49,26 @@ void Submission::resolve_waits() noexcept {
   }
 }
 
-void Submission::issue() noexcept {
-  const Api& api = *device_->api;
-  halo_status_t status = HALO_OK;
-  for (size_t i = 0; i < command_buffer_count() && status == HALO_OK; ++i) {
-    status = CommandBuffer::cast(command_buffer(i))->issue(device_->stream);
-    partially_issued_ = true;
+bool Submission::issue() noexcept {
+  for (size_t i = 0; i < command_buffer_count(); ++i) {
+    halo_status_t status =
+        CommandBuffer::cast(command_buffer(i))->issue(device_->stream);
+    if (status != HALO_OK) {
+      record_failure(status);
+      return false;
+    }
   }
-  if (status == HALO_OK) {
-    status = cuda_status(host(), api, "cuEventRecord",
-                         api.cuEventRecord(event, device_->stream));
-  }
-  if (status != HALO_OK) {
-    event = nullptr;  // Not recorded: the queue takes it back.
-    record_failure(status);
-    return;
-  }
-  partially_issued_ = false;
   for (size_t i = 0; i < signal_count(); ++i) {
     Semaphore* own = Semaphore::from(signal(i).semaphore);
     if (own != nullptr && own->device == device_) {
       own->note_issued(device_->stream, signal(i).value);
     }
   }
+  return true;
 }
 
-void Submission::await_work() noexcept {
-  const Api& api = *device_->api;
-  if (event != nullptr || partially_issued_) {
-    ContextScope scope(api, device_->context);
-    // A worker behind the stream finds most events complete: a query then
-    // answers without the sleep and wake-up of a blocking synchronise.
-    CUresult result = CUDA_ERROR_NOT_READY;
-    if (event != nullptr) result = api.cuEventQuery(event);
-    if (result == CUDA_ERROR_NOT_READY) {
-      result = event != nullptr ? api.cuEventSynchronize(event)
-                                : api.cuStreamSynchronize(device_->stream);
-    }
-    if (result != CUDA_SUCCESS) {
-      record_failure(cuda_failure(host(), api,
-                                  event != nullptr ? "cuEventSynchronize"
-                                                   : "cuStreamSynchronize",
-                                  result));
-    }
-  }
+void Submission::check_work(halo_status_t device_status) noexcept {
+  if (device_status != HALO_OK) record_failure(host().clone(device_status));
   for (size_t i = 0; i < wait_count(); ++i) {
     if (!chained_waits_[i]) continue;
     // The signaller completed before this submission on the same worker:

@@ -49,19 +49,20 @@ class Submission final : public sdk::Submission {
   // Marks native the waits that need no host (reached, or chained). Before
   // register_waits.
   void resolve_waits() noexcept;
-  // Issues the command buffers and the completion event on the device's
-  // stream (the context current, under the queue's issue lock), and records
-  // the signals of this device's semaphores as issued. On failure records
-  // it; whatever was issued before then still runs, and the worker waits
-  // for the stream instead of the event.
-  void issue() noexcept;
-  // On the worker: waits until the issued work is done and records a
-  // failure of the device or of a chained wait's semaphore.
-  void await_work() noexcept;
+  // Issues the command buffers on the device's stream (the context
+  // current, under the queue's issue lock), and records the signals of
+  // this device's semaphores as issued. Returns false, with the failure
+  // recorded, when an issue fails; whatever was issued before then still
+  // runs.
+  bool issue() noexcept;
+  // On the worker, once the stream ran past the work (or failed with
+  // |device_status|, borrowed): records that failure, or that of a chained
+  // wait's semaphore.
+  void check_work(halo_status_t device_status) noexcept;
 
-  // The completion event (the queue's, lent), or NULL when none was
-  // recorded.
-  CUevent event = nullptr;
+  // Its place in the stream's issue order (from 1) once issued, wholly or
+  // in part; 0 when nothing was issued (a wait failed).
+  uint64_t issue_sequence = 0;
 
   // Use create; public for the SDK's create.
   Submission(const Init& init, const Extra& extra, Device* device) noexcept;
@@ -70,8 +71,6 @@ class Submission final : public sdk::Submission {
   Device* device_;
   // Per wait: chained on work issued on the stream before.
   bool* chained_waits_;
-  // Some work reached the stream but its completion event did not.
-  bool partially_issued_ = false;
 };
 
 }  // namespace halo::cuda

@@ -47,6 +47,8 @@ void CompletionWorker::post(Submission* submission) noexcept {
     head_ = submission;
   }
   tail_ = submission;
+  has_work_.store(true, std::memory_order_release);
+  // No system call while the worker spins: it is no waiter then.
   work_ready_.notify_one();
 }
 
@@ -57,19 +59,43 @@ void CompletionWorker::run() noexcept {
   pin_library_to_current_thread();
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    if (Submission* submission = head_) {
-      head_ = submission->next_ready;
-      if (head_ == nullptr) tail_ = nullptr;
+    if (Submission* batch = head_) {
+      // Everything posted so far in one take: the posting threads then
+      // meet the lock once per batch, not once per submission.
+      head_ = tail_ = nullptr;
+      has_work_.store(false, std::memory_order_relaxed);
       lock.unlock();
-      process_(owner_, submission);
-      // The worker may be gone now (see the file comment).
-      if (t_worker_stopped) return;
+      while (batch != nullptr) {
+        Submission* submission = batch;
+        batch = submission->next_ready;  // Before process frees it.
+        process_(owner_, submission);
+        // The worker may be gone now (see the file comment); then this was
+        // the last submission of all.
+        if (t_worker_stopped) return;
+      }
       lock.lock();
       continue;
     }
     if (stopping_) return;
+    if (idle_spin_.count() > 0) {
+      spin_for_work(lock);
+      if (head_ != nullptr || stopping_) continue;
+    }
     work_ready_.wait(lock);
   }
+}
+
+void CompletionWorker::spin_for_work(
+    std::unique_lock<std::mutex>& lock) noexcept {
+  lock.unlock();
+  const auto until = std::chrono::steady_clock::now() + idle_spin_;
+  while (!has_work_.load(std::memory_order_acquire) &&
+         std::chrono::steady_clock::now() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  lock.lock();
 }
 
 }  // namespace halo::sdk
