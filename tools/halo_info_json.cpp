@@ -1,16 +1,19 @@
-// halo-info's JSON output: the same report as the text, as one document with
-// keys in a fixed order so that outputs can be compared with diff.
-#include <ostream>
+// halo-info's report as JSON: the same report as the text, field by field as
+// tools/README.md documents it.
 #include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "halo_info_report.hpp"
+#include "halo_info_json.hpp"
 
 namespace halo::info {
 namespace {
 
-using Json = nlohmann::ordered_json;
+Json or_null(const std::string& text) {
+  return text.empty() ? Json(nullptr) : Json(text);
+}
+
+Json abi_json(std::uint32_t version) {
+  return version == 0 ? Json(nullptr) : Json(version_string(version));
+}
 
 Json plugin_json(const PluginRecord& plugin) {
   Json json;
@@ -19,9 +22,7 @@ Json plugin_json(const PluginRecord& plugin) {
   json["source"] = plugin.source;
   json["manifest_path"] = plugin.manifest_path;
   json["library_path"] = plugin.library_path;
-  json["abi_version"] = plugin.abi_version == 0
-                            ? Json(nullptr)
-                            : Json(version_string(plugin.abi_version));
+  json["abi_version"] = abi_json(plugin.abi_version);
   json["priority"] = plugin.priority;
   json["skip_code"] = std::string(code_name(plugin.skip_code));
   json["skip_reason"] = plugin.skip_reason;
@@ -32,41 +33,62 @@ Json capabilities_json(const halo_device_capabilities_t& caps) {
   Json json;
   json["queue_count"] = caps.queue_count;
   json["features"] = feature_names(caps.features);
-  json["memory_types"] = memory_type_names(caps.memory_types);
   json["executable_formats"] = split_formats(to_string(caps.executable_formats));
-  json["max_semaphore_value_difference"] = caps.max_semaphore_value_difference;
+  return json;
+}
+
+Json limits_json(const halo_device_capabilities_t& caps) {
+  Json json;
   json["max_buffer_size"] = caps.max_buffer_size;
   json["min_buffer_alignment"] = caps.min_buffer_alignment;
+  json["max_semaphore_value_difference"] = caps.max_semaphore_value_difference;
+  return json;
+}
+
+Json memory_json(const halo_device_capabilities_t& caps) {
+  Json json;
+  json["types"] = memory_type_names(caps.memory_types);
   return json;
 }
 
 Json device_json(const DeviceReport& device) {
   const halo_device_info_t& info = device.info;
+  const auto& caps = device.capabilities;
   Json json;
   json["index"] = device.index;
+  json["registry_index"] =
+      device.registry_index ? Json(*device.registry_index) : Json(nullptr);
+  json["device_id"] = info.device_id;
   json["name"] = to_string(info.name);
   json["type"] = device_type_name(info.type);
-  json["device_id"] = info.device_id;
   json["vendor"] = to_string(info.vendor);
   json["driver_version"] = to_string(info.driver_version);
   json["vendor_id"] = info.vendor_id;
   json["native_device_id"] = info.native_device_id;
   json["uuid"] = uuid_string(info.uuid);
-  json["capabilities"] =
-      device.capabilities ? capabilities_json(*device.capabilities) : Json(nullptr);
-  json["error"] = device.error.empty() ? Json(nullptr) : Json(device.error);
+  json["capabilities"] = caps ? capabilities_json(*caps) : Json(nullptr);
+  json["limits"] = caps ? limits_json(*caps) : Json(nullptr);
+  json["memory"] = caps ? memory_json(*caps) : Json(nullptr);
+  json["error"] = or_null(device.error);
   return json;
 }
 
 Json driver_json(const DriverReport& driver) {
   Json json;
   json["index"] = driver.index;
-  if (driver.info) {
-    json["name"] = to_string(driver.info->name);
-    json["version"] = to_string(driver.info->version);
-    json["description"] = to_string(driver.info->description);
-  }
-  json["error"] = driver.error.empty() ? Json(nullptr) : Json(driver.error);
+  json["plugin"] = driver.plugin ? Json(driver.plugin->name) : Json(nullptr);
+  json["name"] = driver.info ? Json(to_string(driver.info->name)) : Json(nullptr);
+  json["version"] =
+      driver.info ? Json(to_string(driver.info->version)) : Json(nullptr);
+  json["description"] =
+      driver.info ? Json(to_string(driver.info->description)) : Json(nullptr);
+  json["library_path"] =
+      driver.plugin ? Json(driver.plugin->library_path) : Json(nullptr);
+  json["abi_version"] =
+      driver.plugin ? abi_json(driver.plugin->abi_version) : Json(nullptr);
+  json["error"] = or_null(driver.error);
+  json["device_count"] = driver.devices.size();
+  json["no_devices_reason"] = or_null(driver.no_devices_reason);
   json["devices"] = Json::array();
   for (const DeviceReport& device : driver.devices) {
     json["devices"].push_back(device_json(device));
@@ -76,9 +98,13 @@ Json driver_json(const DriverReport& driver) {
 
 }  // namespace
 
-void print_json(std::ostream& out, const Report& report) {
+Json report_json(const Report& report) {
   Json json;
-  json["abi_version"] = version_string(HALO_ABI_VERSION);
+  json["schema"] = kJsonSchema;
+  json["halo_version"] = halo_version();
+  json["halo_abi"] = version_string(HALO_ABI_VERSION);
+  json["libhalo"] = {{"path", or_null(report.libhalo.path)},
+                     {"abi", or_null(report.libhalo.abi)}};
   json["plugins"] = Json::array();
   for (const PluginRecord& plugin : report.plugins) {
     json["plugins"].push_back(plugin_json(plugin));
@@ -87,8 +113,10 @@ void print_json(std::ostream& out, const Report& report) {
   for (const DriverReport& driver : report.drivers) {
     json["drivers"].push_back(driver_json(driver));
   }
-  // Replace invalid UTF-8 (a plugin's name field is only bytes) instead of
-  // throwing halfway through the document.
+  return json;
+}
+
+void write_json(std::ostream& out, const Json& json) {
   out << json.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
 }
 

@@ -1,20 +1,79 @@
-// Collects halo-info's report and names the C enums for printing.
+// Collects halo-info's report: each driver with its devices numbered as the
+// driver numbers them, which is how halo-cts --device counts.
 #include "halo_info_report.hpp"
 
-#include <cstdio>
+#include <utility>
 
 namespace halo::info {
 namespace {
 
-std::string error_text(const Error& error) { return error.what(); }
-
-// Creates device |index| to read its capabilities: the C API offers them only
-// on a created device.
-void query_capabilities(const Registry& registry, DeviceReport& device) {
+// Creates the device to read its capabilities: the C API offers them only on
+// a created device.
+void query_capabilities(const Driver& driver, DeviceReport& device) {
   try {
-    device.capabilities = registry.create_device(device.index).capabilities();
+    device.capabilities =
+        driver.create_device(device.info.device_id).capabilities();
   } catch (const Error& error) {
-    device.error = error_text(error);
+    device.error = error.what();
+  }
+}
+
+// The record of the plugin whose driver is |driver|. find_driver answers by
+// plugin name, so comparing handles ties a driver to its record even when the
+// driver's info names it differently.
+std::optional<PluginRecord> plugin_of(const Registry& registry,
+                                      const std::vector<PluginRecord>& plugins,
+                                      const Driver& driver) {
+  for (const PluginRecord& plugin : plugins) {
+    if (plugin.loaded() && registry.find_driver(plugin.name) == driver) {
+      return plugin;
+    }
+  }
+  return std::nullopt;
+}
+
+// The registry's index of device |device_id| of driver |driver_index|.
+std::optional<std::size_t> registry_index_of(
+    const std::vector<DeviceEntry>& entries, std::size_t driver_index,
+    halo_device_id_t device_id) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].driver_index == driver_index &&
+        entries[i].info.device_id == device_id) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+void collect_driver(const Registry& registry, const Report& report,
+                    const std::vector<DeviceEntry>& entries,
+                    DriverReport& out) {
+  Driver driver;
+  try {
+    driver = registry.driver(out.index);
+    out.plugin = plugin_of(registry, report.plugins, driver);
+    out.info = driver.info();
+  } catch (const Error& error) {
+    out.error = error.what();
+  }
+  if (!driver) {
+    return;
+  }
+  std::vector<halo_device_info_t> infos;
+  try {
+    // A fresh enumeration in the driver's order, as halo-cts makes it.
+    infos = driver.devices();
+  } catch (const Error& error) {
+    out.error += (out.error.empty() ? "" : "; ") + std::string(error.what());
+  }
+  for (std::size_t i = 0; i < infos.size(); ++i) {
+    DeviceReport device;
+    device.index = i;
+    device.info = infos[i];
+    device.registry_index =
+        registry_index_of(entries, out.index, infos[i].device_id);
+    query_capabilities(driver, device);
+    out.devices.push_back(std::move(device));
   }
 }
 
@@ -22,139 +81,35 @@ void query_capabilities(const Registry& registry, DeviceReport& device) {
 
 Report collect(const Registry& registry) {
   Report report;
+  report.libhalo = locate_libhalo();
   report.plugins = registry.plugins();
-  const std::size_t driver_count = registry.driver_count();
-  report.drivers.resize(driver_count);
-  for (std::size_t i = 0; i < driver_count; ++i) {
+  const std::vector<DeviceEntry> entries = registry.devices();
+  report.drivers.resize(registry.driver_count());
+  for (std::size_t i = 0; i < report.drivers.size(); ++i) {
     DriverReport& driver = report.drivers[i];
     driver.index = i;
-    try {
-      driver.info = registry.driver(i).info();
-    } catch (const Error& error) {
-      driver.error = error_text(error);
-    }
-  }
-  const std::vector<DeviceEntry> devices = registry.devices();
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    DeviceReport device;
-    device.index = i;
-    device.info = devices[i].info;
-    query_capabilities(registry, device);
-    // A driver index out of range would be a loader bug; keep the device in
-    // the report rather than dropping it, under the last driver.
-    const std::size_t owner = devices[i].driver_index;
-    if (owner < report.drivers.size()) {
-      report.drivers[owner].devices.push_back(device);
-    } else if (!report.drivers.empty()) {
-      device.error = "the registry named driver " + std::to_string(owner) +
-                     ", which does not exist";
-      report.drivers.back().devices.push_back(device);
+    collect_driver(registry, report, entries, driver);
+    if (driver.devices.empty()) {
+      driver.no_devices_reason = no_devices_reason(driver);
     }
   }
   return report;
 }
 
-std::string device_type_name(std::uint32_t type) {
-  switch (type) {
-    case HALO_DEVICE_TYPE_OTHER:
-      return "other";
-    case HALO_DEVICE_TYPE_GPU_DISCRETE:
-      return "discrete-gpu";
-    case HALO_DEVICE_TYPE_GPU_INTEGRATED:
-      return "integrated-gpu";
-    case HALO_DEVICE_TYPE_ACCELERATOR:
-      return "accelerator";
-    case HALO_DEVICE_TYPE_CPU:
-      return "cpu";
-    case HALO_DEVICE_TYPE_GPU_VIRTUAL:
-      return "virtual-gpu";
-    default:
-      return "unknown-" + std::to_string(type);
+std::string no_devices_reason(const DriverReport& driver) {
+  if (!driver.error.empty()) {
+    return "the driver's devices could not be listed: " + driver.error;
   }
-}
-
-namespace {
-
-struct BitName {
-  std::uint64_t bit;
-  const char* name;
-};
-
-std::vector<std::string> bit_names(std::uint64_t bits, const BitName* table,
-                                   std::size_t table_size) {
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < table_size; ++i) {
-    if ((bits & table[i].bit) != 0) {
-      names.emplace_back(table[i].name);
-      bits &= ~table[i].bit;
-    }
+  const std::string description =
+      driver.info ? to_string(driver.info->description) : std::string();
+  if (description.rfind("no ", 0) == 0) {
+    return description;
   }
-  if (bits != 0) {
-    names.push_back(hex(bits));
+  std::string reason = "the driver lists no device and gives no reason";
+  if (!description.empty()) {
+    reason += " (its description: \"" + description + "\")";
   }
-  return names;
-}
-
-}  // namespace
-
-std::vector<std::string> feature_names(halo_device_features_t features) {
-  static constexpr BitName kFeatures[] = {
-      {HALO_DEVICE_FEATURE_SEMAPHORES, "semaphores"},
-      {HALO_DEVICE_FEATURE_QUEUES, "queues"},
-      {HALO_DEVICE_FEATURE_BUFFERS, "buffers"},
-      {HALO_DEVICE_FEATURE_COMMAND_BUFFERS, "command-buffers"},
-      {HALO_DEVICE_FEATURE_DISPATCH, "dispatch"},
-      {HALO_DEVICE_FEATURE_DEVICE_SEMAPHORE_WAIT, "device-semaphore-wait"},
-  };
-  return bit_names(features, kFeatures, std::size(kFeatures));
-}
-
-std::vector<std::string> memory_type_names(halo_memory_type_t types) {
-  static constexpr BitName kTypes[] = {
-      {HALO_MEMORY_TYPE_DEVICE_LOCAL, "device-local"},
-      {HALO_MEMORY_TYPE_HOST_VISIBLE, "host-visible"},
-      {HALO_MEMORY_TYPE_HOST_COHERENT, "host-coherent"},
-      {HALO_MEMORY_TYPE_HOST_CACHED, "host-cached"},
-  };
-  return bit_names(types, kTypes, std::size(kTypes));
-}
-
-std::vector<std::string> split_formats(const std::string& formats) {
-  std::vector<std::string> names;
-  std::size_t start = 0;
-  while (start <= formats.size()) {
-    std::size_t end = formats.find(',', start);
-    if (end == std::string::npos) {
-      end = formats.size();
-    }
-    std::string name = formats.substr(start, end - start);
-    const std::size_t first = name.find_first_not_of(' ');
-    const std::size_t last = name.find_last_not_of(' ');
-    if (first != std::string::npos) {
-      names.push_back(name.substr(first, last - first + 1));
-    }
-    start = end + 1;
-  }
-  return names;
-}
-
-std::string uuid_string(const std::uint8_t (&uuid)[16]) {
-  std::string text;
-  char byte[3];
-  for (std::size_t i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) {
-      text += '-';
-    }
-    std::snprintf(byte, sizeof(byte), "%02x", uuid[i]);
-    text += byte;
-  }
-  return text;
-}
-
-std::string hex(std::uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
-  return text;
+  return reason + "; halo-info --doctor checks this machine for the usual causes";
 }
 
 }  // namespace halo::info

@@ -1,6 +1,7 @@
 // halo-info's human-readable output. A skipped plugin's line holds its name,
 // the code name and the reason together, so `grep NAME` finds why it was
-// skipped.
+// skipped; a device is numbered as its driver numbers it, the index
+// `halo-cts --device` takes.
 #include <cstddef>
 #include <ostream>
 #include <string>
@@ -61,10 +62,19 @@ void print_capabilities(std::ostream& out,
   field(out, 6, "min buffer alignment", std::to_string(caps.min_buffer_alignment));
 }
 
-void print_device(std::ostream& out, const DeviceReport& device) {
+void print_device(std::ostream& out, const DriverReport& driver,
+                  const DeviceReport& device) {
   const halo_device_info_t& info = device.info;
   out << "    device " << device.index << ": " << to_string(info.name) << " ("
       << device_type_name(info.type) << ")\n";
+  if (driver.plugin) {
+    field(out, 6, "halo-cts",
+          "--plugin " + driver.plugin->name + " --device " +
+              std::to_string(device.index));
+  }
+  field(out, 6, "registry index",
+        device.registry_index ? std::to_string(*device.registry_index)
+                              : "(not in the registry's snapshot)");
   field(out, 6, "device id", std::to_string(info.device_id));
   field(out, 6, "vendor", or_none(to_string(info.vendor)));
   field(out, 6, "driver version", or_none(to_string(info.driver_version)));
@@ -84,14 +94,27 @@ void print_driver(std::ostream& out, const DriverReport& driver) {
   if (driver.info) {
     out << to_string(driver.info->name) << ' ' << to_string(driver.info->version)
         << '\n';
-    field(out, 4, "description", or_none(to_string(driver.info->description)));
   } else {
     out << "(no info)\n";
+  }
+  if (driver.plugin) {
+    field(out, 4, "plugin",
+          driver.plugin->name + " (ABI " +
+              version_string(driver.plugin->abi_version) + "): " +
+              driver.plugin->library_path);
+  }
+  if (driver.info) {
+    field(out, 4, "description", or_none(to_string(driver.info->description)));
+  }
+  if (!driver.error.empty()) {
     field(out, 4, "error", driver.error);
   }
   field(out, 4, "devices", std::to_string(driver.devices.size()));
+  if (driver.devices.empty()) {
+    field(out, 4, "no devices", driver.no_devices_reason);
+  }
   for (const DeviceReport& device : driver.devices) {
-    print_device(out, device);
+    print_device(out, driver, device);
   }
 }
 
@@ -102,15 +125,26 @@ void print_text(std::ostream& out, const Report& report) {
   for (const PluginRecord& plugin : report.plugins) {
     loaded += plugin.loaded() ? 1 : 0;
   }
-  out << "halo ABI " << version_string(HALO_ABI_VERSION) << "\n\n";
+  out << "halo " << halo_version() << ", ABI " << version_string(HALO_ABI_VERSION)
+      << "; libhalo " << or_none(report.libhalo.path);
+  if (!report.libhalo.abi.empty()) {
+    out << " (ABI " << report.libhalo.abi << ")";
+  }
+  out << "\n\n";
   out << "Plugins: " << report.plugins.size() << " considered, " << loaded
       << " loaded, " << report.plugins.size() - loaded << " skipped\n";
   for (const PluginRecord& plugin : report.plugins) {
     print_plugin(out, plugin);
   }
+  bool missing_devices = loaded < report.plugins.size();
   out << "\nDrivers: " << report.drivers.size() << '\n';
   for (const DriverReport& driver : report.drivers) {
     print_driver(out, driver);
+    missing_devices = missing_devices || driver.devices.empty();
+  }
+  if (missing_devices || report.plugins.empty()) {
+    out << "\nA plugin shows no device: `halo-info --doctor` says why and what "
+           "to do.\n";
   }
 }
 
