@@ -357,6 +357,29 @@ HALO_CTS_CASE("command_buffer.submit.waits_before_running", kCommandNeeds,
   CTS_ASSERT_VALUES(read_bytes(target.get(), 0, kSize), after);
 }
 
+HALO_CTS_CASE("command_buffer.submit.all_but_one_wait", kCommandNeeds,
+              "a fill waiting on two semaphores does not run while either is short: its signal stays unreached for 30 ms, and the fill lands once both are signalled") {
+  constexpr size_t kSize = 256;
+  constexpr int64_t kNotYetMs = 30;  // Time for work that started early to show.
+  const uint8_t byte = 0x3c;
+  for (int last = 0; last < 2; ++last) {
+    BufferRef target = background_buffer(ctx, kSize);
+    CommandBufferRef fill = begin_commands(ctx.device());
+    CTS_ASSERT_OK(halo_command_buffer_fill(fill.get(), target.get(), 0, kSize, &byte, 1));
+    CTS_ASSERT_OK(halo_command_buffer_end(fill.get()));
+    Gate first(ctx.device()), second(ctx.device());
+    halo_semaphore_t* done = ctx.semaphore(0);
+    CTS_ASSERT_OK(submit(ctx.device(), {fill.get()}, {first.get(), second.get()}, {1, 1},
+                         {done}, {1}));
+    (last == 0 ? second : first).open();
+    CTS_ASSERT_STATUS(halo_semaphore_wait(done, 1, deadline_in_ms(kNotYetMs)),
+                      HALO_STATUS_DEADLINE_EXCEEDED);
+    (last == 0 ? first : second).open();
+    CTS_ASSERT_OK(halo_semaphore_wait(done, 1, deadline_in_ms(kGenerousMs)));
+    CTS_ASSERT_VALUES(read_bytes(target.get(), 0, kSize), std::vector<uint8_t>(kSize, byte));
+  }
+}
+
 HALO_CTS_CASE("command_buffer.submit.failed_wait", kCommandNeeds,
               "when the wait semaphore fails, the command buffer never runs and the signal fails with the same code and message") {
   BufferRef buffer = background_buffer(ctx, 256);

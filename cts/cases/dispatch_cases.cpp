@@ -411,7 +411,8 @@ struct KernelShape {
 constexpr KernelShape kKernels[] = {
     {"add_one", 1, sizeof(CountConstants)},         {"constants", 1, sizeof(MixedConstants)},
     {"empty", 0, 0},                                {"fill_index", 1, sizeof(FillIndexConstants)},
-    {"multiply_add", 4, sizeof(CountConstants)},    {"saxpy", 2, sizeof(SaxpyConstants)}};
+    {"multiply_add", 4, sizeof(CountConstants)},    {"saxpy", 2, sizeof(SaxpyConstants)},
+    {"workgroup_ids", 1, 0}};
 
 HALO_CTS_CASE("dispatch.executable.entry_points", kNeedDispatch,
               "each test kernel has one entry point named after it with its binding count and constant size; lookups find it, or NOT_FOUND") {

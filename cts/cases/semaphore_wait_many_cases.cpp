@@ -31,6 +31,17 @@ WaitList uniform_list(Context& ctx, size_t count, uint64_t value) {
   return list;
 }
 
+// Alternates semaphores of the device under test and of a second device.
+WaitList two_device_list(Context& ctx, size_t count, uint64_t initial,
+                         uint64_t value) {
+  WaitList list;
+  for (size_t i = 0; i < count; ++i) {
+    halo_device_t* device = i % 2 == 0 ? ctx.device() : ctx.second_device();
+    list.add(ctx.semaphore(initial, device), value);
+  }
+  return list;
+}
+
 constexpr size_t kCounts[] = {1, 2, 100};
 
 constexpr char kFailureMessage[] = "cts: wait-list failure 51ac";
@@ -183,18 +194,52 @@ HALO_CTS_CASE("semaphore.wait_many.any_failed", kNeedSemaphores,
   }
 }
 
-// --- two devices of the plugin ---------------------------------------------------
+// A failure comes first (DESIGN.md §4): ANY finds a reached pair and a
+// failed semaphore in one look and returns the failure, wherever in the list
+// each of them is.
 
-// Alternates semaphores of the device under test and of a second device.
-WaitList two_device_list(Context& ctx, size_t count, uint64_t initial,
-                         uint64_t value) {
-  WaitList list;
-  for (size_t i = 0; i < count; ++i) {
-    halo_device_t* device = i % 2 == 0 ? ctx.device() : ctx.second_device();
-    list.add(ctx.semaphore(initial, device), value);
-  }
-  return list;
+// Asserts that an ANY wait over |list| returns the failure, as a poll and
+// with a finite and an infinite deadline.
+void check_any_fails(const WaitList& list, halo_status_code_t code) {
+  CTS_ASSERT_FAILURE(list.wait(HALO_WAIT_MODE_ANY, HALO_DEADLINE_INFINITE_PAST), code,
+                     kFailureMessage);
+  CTS_ASSERT_FAILURE(list.wait(HALO_WAIT_MODE_ANY, deadline_in_ms(kGenerousMs)), code,
+                     kFailureMessage);
+  CTS_ASSERT_FAILURE(list.wait(HALO_WAIT_MODE_ANY, HALO_DEADLINE_INFINITE_FUTURE), code,
+                     kFailureMessage);
 }
+
+HALO_CTS_CASE("semaphore.wait_many.any_reached_and_failed", kNeedSemaphores,
+              "ANY over one reached and one failed semaphore among unreached ones returns the failure, either of them first: poll, finite and infinite deadline") {
+  for (size_t count : {size_t{2}, size_t{3}, size_t{100}}) {
+    for (bool failed_first : {true, false}) {
+      WaitList list = uniform_list(ctx, count, 4);
+      const size_t reached = failed_first ? count - 1 : 0;
+      const size_t failed = failed_first ? 0 : count - 1;
+      CTS_ASSERT_OK(halo_semaphore_signal(list.semaphores[reached], 4));
+      CTS_ASSERT_OK(halo_semaphore_fail(list.semaphores[failed],
+                                        make_status(HALO_STATUS_ABORTED, kFailureMessage)));
+      check_any_fails(list, HALO_STATUS_ABORTED);
+    }
+  }
+}
+
+HALO_CTS_CASE("semaphore.wait_many.any_failed_among_reached", kNeedSemaphores,
+              "ANY over reached semaphores and one failed (first, middle or last; one device or two) returns the failure") {
+  for (bool two_devices : {false, true}) {
+    for (size_t count : {size_t{2}, size_t{5}, size_t{100}}) {
+      for (size_t failed : {size_t{0}, count / 2, count - 1}) {
+        WaitList list = two_devices ? two_device_list(ctx, count, 3, 2)
+                                    : uniform_list(ctx, count, 2);
+        CTS_ASSERT_OK(halo_semaphore_fail(
+            list.semaphores[failed], make_status(HALO_STATUS_DATA_LOSS, kFailureMessage)));
+        check_any_fails(list, HALO_STATUS_DATA_LOSS);
+      }
+    }
+  }
+}
+
+// --- two devices of the plugin ---------------------------------------------------
 
 HALO_CTS_CASE("semaphore.wait_many.two_devices_all", kNeedSemaphores,
               "ALL mixing semaphores of two devices: DEADLINE_EXCEEDED while one is short, OK once all are reached") {

@@ -21,6 +21,14 @@ constexpr char kFailureMessage[] = "cts: failed wait semaphore 9c41";
       halo_semaphore_wait((semaphore), (value), HALO_DEADLINE_INFINITE_PAST), \
       HALO_STATUS_DEADLINE_EXCEEDED)
 
+// Waits kNotYetMs for |semaphore| to reach |value| and asserts it does not:
+// unlike a poll, this gives work that started too early the time to show.
+constexpr int64_t kNotYetMs = 30;
+#define ASSERT_STAYS_UNREACHED(semaphore, value)                                 \
+  CTS_ASSERT_STATUS(                                                            \
+      halo_semaphore_wait((semaphore), (value), deadline_in_ms(kNotYetMs)),     \
+      HALO_STATUS_DEADLINE_EXCEEDED)
+
 // Waits, with a generous deadline, until |semaphore| reaches |value|.
 #define ASSERT_REACHES(semaphore, value) \
   CTS_ASSERT_OK(halo_semaphore_wait((semaphore), (value), deadline_in_ms(kGenerousMs)))
@@ -194,7 +202,7 @@ HALO_CTS_CASE("submission.multiple.waits_and_signals", kNeedQueues,
   CTS_ASSERT_OK(halo_semaphore_signal(w1, 1));
   CTS_ASSERT_OK(halo_semaphore_signal(w3, 3));
   CTS_ASSERT_OK(halo_semaphore_signal(w2, 1));  // Still short of 2.
-  ASSERT_NOT_REACHED(t1, 1);
+  ASSERT_STAYS_UNREACHED(t1, 1);
   CTS_ASSERT_EQ(value_of(t3), 4u);
   CTS_ASSERT_OK(halo_semaphore_signal(w2, 2));
   ASSERT_REACHES(t1, 1);
@@ -202,6 +210,23 @@ HALO_CTS_CASE("submission.multiple.waits_and_signals", kNeedQueues,
   ASSERT_REACHES(t3, 7);
   CTS_ASSERT_EQ(value_of(t2), 5u);
   CTS_ASSERT_EQ(value_of(t3), 7u);
+}
+
+HALO_CTS_CASE("submission.wait.all_but_one_reached", kNeedQueues,
+              "a submission waiting on 3 semaphores does not run while any one of them is short: its signal stays unreached for 30 ms, then comes once the last is signalled") {
+  for (size_t last = 0; last < 3; ++last) {
+    const std::vector<halo_semaphore_t*> waits = {ctx.semaphore(0), ctx.semaphore(0),
+                                                  ctx.semaphore(0)};
+    halo_semaphore_t* out = ctx.semaphore(0);
+    CTS_ASSERT_OK(queue_execute(ctx.device(), waits, {1, 2, 3}, {out}, {1}));
+    for (size_t i = 0; i < waits.size(); ++i) {
+      if (i != last) CTS_ASSERT_OK(halo_semaphore_signal(waits[i], i + 1));
+    }
+    if (last > 0) CTS_ASSERT_OK(halo_semaphore_signal(waits[last], last));  // One short.
+    ASSERT_STAYS_UNREACHED(out, 1);
+    CTS_ASSERT_OK(halo_semaphore_signal(waits[last], last + 1));
+    ASSERT_REACHES(out, 1);
+  }
 }
 
 // --- failure propagation ------------------------------------------------------------
@@ -308,6 +333,56 @@ HALO_CTS_CASE("submission.release.failure_after_release", kNeedQueues,
   halo_semaphore_release(out);
   CTS_ASSERT_OK(failed);
   CTS_ASSERT_FAILURE(status, HALO_STATUS_ABORTED, kFailureMessage);
+}
+
+// Semaphores the caller gave up right after a gated submit: only the
+// submission holds them (DESIGN.md §5: everything a submission names is
+// retained until it completes). The case cannot see them any more, but a
+// plugin that did not retain them signals (or fails) freed memory when the
+// gate opens. Semaphores created after the release are likely to reuse that
+// memory, so they must stay at 0, unfailed; a sanitizer run sees the rest.
+void check_released_signals(Context& ctx, bool fail_gate) {
+  constexpr int kReleased = 4;
+  Gate gate(ctx.device());
+  halo_semaphore_t* done = ctx.semaphore(0);  // Signalled last; kept.
+  std::vector<halo_semaphore_t*> signals;
+  for (int i = 0; i < kReleased; ++i) signals.push_back(create_semaphore(ctx.device(), 0));
+  signals.push_back(done);
+  std::vector<uint64_t> values(signals.size(), 1);
+  halo_status_t status = queue_execute(ctx.device(), {gate.get()}, {1}, signals, values);
+  for (int i = 0; i < kReleased; ++i) halo_semaphore_release(signals[i]);
+  CTS_ASSERT_OK(status);
+  std::vector<halo_semaphore_t*> later;
+  for (int i = 0; i < kReleased; ++i) later.push_back(ctx.semaphore(0));
+  if (fail_gate) {
+    gate.fail(HALO_STATUS_ABORTED, kFailureMessage);
+    CTS_ASSERT_FAILURE(halo_semaphore_wait(done, 1, deadline_in_ms(kGenerousMs)),
+                       HALO_STATUS_ABORTED, kFailureMessage);
+  } else {
+    gate.open();
+    ASSERT_REACHES(done, 1);
+  }
+  CTS_ASSERT_OK(halo_device_wait_idle(ctx.device(), deadline_in_ms(kGenerousMs)));
+  for (halo_semaphore_t* semaphore : later) {
+    uint64_t value = 0;
+    halo_status_t state = halo_semaphore_query(semaphore, &value);
+    const std::string seen = state == nullptr ? "reads " + to_text(value)
+                                              : "failed: " + take_status_text(state);
+    CTS_ASSERT_MSG(seen == "reads 0", "a semaphore created after the release " + seen +
+                                          "; the submission " +
+                                          (fail_gate ? "failed" : "signalled") +
+                                          " memory it had not retained");
+  }
+}
+
+HALO_CTS_CASE("submission.release.signals_after_submit", kNeedQueues,
+              "signal semaphores released right after a gated submit are the submission's own: opening the gate touches no semaphore made after the release") {
+  check_released_signals(ctx, false);
+}
+
+HALO_CTS_CASE("submission.release.signals_then_fail", kNeedQueues,
+              "signal semaphores released right after a gated submit whose gate then fails: the failure reaches the kept one and no semaphore made after the release") {
+  check_released_signals(ctx, true);
 }
 
 // --- wait_idle ---------------------------------------------------------------------------

@@ -7,56 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "case_helpers.hpp"
+#include "timepoint_helpers.hpp"
 
 namespace {
 
 using namespace halo::cts;
 
 constexpr char kFailureMessage[] = "cts: timepoint failure 3e02";
-
-// Counts the calls of one registration and records the status it got.
-struct Probe {
-  std::atomic<int> calls{0};
-  std::atomic<int> failures{0};
-  std::atomic<bool> finished{false};
-  std::atomic<int> code{HALO_STATUS_OK};
-  std::string message;  // Written by the first failing call only.
-
-  static void callback(void* user_data, halo_timepoint_t*, halo_status_t status) {
-    auto* probe = static_cast<Probe*>(user_data);
-    if (status != nullptr) {
-      if (probe->failures.fetch_add(1) == 0) {
-        probe->message = halo_status_message(status);
-        probe->code.store(halo_status_code(status));
-      }
-      halo_status_free(status);  // The callback owns it.
-    }
-    probe->calls.fetch_add(1);
-    probe->finished.store(true);
-  }
-};
-
-halo_timepoint_t make_timepoint(uint64_t value, Probe* probe) {
-  halo_timepoint_t timepoint = {};
-  timepoint.struct_size = sizeof(timepoint);
-  timepoint.value = value;
-  timepoint.callback = &Probe::callback;
-  timepoint.user_data = probe;
-  return timepoint;
-}
-
-// Cancels |timepoint| and returns out_cancelled; fails the case on an error.
-bool cancel(halo_semaphore_t* semaphore, halo_timepoint_t* timepoint) {
-  bool cancelled = false;
-  halo_status_t status =
-      halo_semaphore_cancel_timepoint(semaphore, timepoint, &cancelled);
-  if (status != nullptr) {
-    fail(__FILE__, __LINE__,
-         "halo_semaphore_cancel_timepoint returned " + take_status_text(status));
-  }
-  return cancelled;
-}
 
 HALO_CTS_CASE("timepoint.fires_once_on_signal", kNeedSemaphores,
               "a timepoint for 5 does not fire at 3, fires once at 5, and not again at 10") {

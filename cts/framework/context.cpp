@@ -65,6 +65,11 @@ std::string missing_needs(uint64_t needs, const Context& context) {
     }
     return "no other loaded plugin offers a device with semaphores";
   }
+  if ((needs & kNeedManifest) != 0 && context.manifest_path().empty()) {
+    return context.manifest_missing_reason().empty()
+               ? "certifying a bare library, no manifest"
+               : context.manifest_missing_reason();
+  }
   return {};
 }
 
@@ -162,16 +167,26 @@ halo_device_t* Context::device_with_semaphores(halo_driver_t* driver) {
   return device;
 }
 
-bool Context::is_peer(halo_driver_t* driver) const {
-  if (peer_name_.empty()) return true;
+namespace {
+
+// The name |driver| reports, or "" when it cannot say.
+std::string driver_name(halo_driver_t* driver) {
   halo_driver_info_t info = {};
   info.struct_size = sizeof(info);
   halo_status_t status = halo_driver_query_info(driver, &info);
   if (status != nullptr) {
     halo_status_free(status);
-    return false;
+    return {};
   }
-  return peer_name_ == info.name;
+  return info.name;
+}
+
+}  // namespace
+
+bool Context::is_peer(halo_driver_t* driver) const {
+  if (peer_name_.empty()) return true;
+  const std::string name = driver_name(driver);
+  return !name.empty() && name == peer_name_;
 }
 
 halo_device_t* Context::foreign_device() {
@@ -188,10 +203,17 @@ halo_device_t* Context::foreign_device() {
     }
     if (other != driver_ && is_peer(other)) {
       foreign_device_ = device_with_semaphores(other);
+      // The reports name the peer each case paired with.
+      if (foreign_device_ != nullptr) foreign_plugin_name_ = driver_name(other);
     }
     halo_driver_release(other);
   }
   return foreign_device_;
+}
+
+void Context::set_manifest(std::string path, std::string missing_reason) {
+  manifest_path_ = std::move(path);
+  manifest_missing_reason_ = std::move(missing_reason);
 }
 
 const halo_device_capabilities_t& Context::capabilities() {
@@ -226,6 +248,26 @@ void fail(const char* file, int line, const std::string& message) {
   const char* base = std::strrchr(file, '/');
   throw Failure(std::string(base != nullptr ? base + 1 : file) + ":" +
                 std::to_string(line) + ": " + message);
+}
+
+bool find_plugin_record(halo_registry_t* registry, const std::string& name,
+                        halo_plugin_record_t* out_record) {
+  size_t count = 0;
+  halo_status_free(halo_registry_plugin_count(registry, &count));
+  for (size_t i = 0; i < count; ++i) {
+    halo_plugin_record_t record = {};
+    record.struct_size = sizeof(record);
+    halo_status_t status = halo_registry_plugin_record(registry, i, &record);
+    if (status != nullptr) {
+      halo_status_free(status);
+      continue;
+    }
+    if (record.state == HALO_PLUGIN_STATE_LOADED && name == record.name) {
+      *out_record = record;
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string take_status_text(halo_status_t status) {

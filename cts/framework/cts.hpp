@@ -23,6 +23,7 @@ enum Need : uint64_t {
   kNeedCommandBuffers = 1u << 3,  // HALO_DEVICE_FEATURE_COMMAND_BUFFERS
   kNeedDispatch = 1u << 4,        // HALO_DEVICE_FEATURE_DISPATCH
   kNeedSecondPlugin = 1u << 5,    // another loaded plugin with semaphores
+  kNeedManifest = 1u << 6,        // the plugin's manifest was found
 };
 
 class Context;
@@ -78,10 +79,20 @@ class Context {
   // device can be created.
   halo_device_t* foreign_device();
   const std::string& peer_name() const { return peer_name_; }
+  // The plugin foreign_device() came from: "" until a case asked for one,
+  // and when there was none.
+  const std::string& foreign_plugin_name() const { return foreign_plugin_name_; }
   const halo_device_capabilities_t& capabilities();
   const std::string& plugin_name() const { return plugin_name_; }
   uint64_t seed() const { return seed_; }
   const std::string& testdata_dir() const { return testdata_dir_; }
+
+  // The manifest that ships with the plugin, which the manifest.* cases
+  // check: |path|, or "" for a bare library, when |missing_reason| says where
+  // none was found (the reason those cases skip with).
+  void set_manifest(std::string path, std::string missing_reason);
+  const std::string& manifest_path() const { return manifest_path_; }
+  const std::string& manifest_missing_reason() const { return manifest_missing_reason_; }
 
   // Creates a semaphore on |device| (default: the device under test) that the
   // context releases when the case ends.
@@ -101,6 +112,9 @@ class Context {
   std::string testdata_dir_;
   size_t device_index_;
   std::string peer_name_;
+  std::string foreign_plugin_name_;
+  std::string manifest_path_;
+  std::string manifest_missing_reason_;
   halo_device_t* device_ = nullptr;
   halo_device_t* second_device_ = nullptr;
   halo_device_t* foreign_device_ = nullptr;
@@ -114,6 +128,12 @@ class Context {
 
 // Throws Failure "file:line: message".
 [[noreturn]] void fail(const char* file, int line, const std::string& message);
+
+// Fills |out_record| with |registry|'s record of the loaded plugin called
+// |name|. Returns false when no loaded plugin has that name. The record's
+// strings belong to |registry|.
+bool find_plugin_record(halo_registry_t* registry, const std::string& name,
+                        halo_plugin_record_t* out_record);
 
 // Describes |status| as "CODE: message" and frees it.
 std::string take_status_text(halo_status_t status);

@@ -30,12 +30,17 @@ inline std::string format_seconds(double seconds) {
   return std::string(text, result.ptr);
 }
 
-// The --device and --peer arguments that reproduce |options|' choice ("" for
-// the defaults).
+// The --device, --peer, --manifest and --sanitize arguments that reproduce
+// |options|' choice ("" for the defaults).
 inline std::string target_arguments(const Options& options) {
   std::string text;
   if (options.device != 0) text += " --device " + std::to_string(options.device);
   if (!options.peer.empty()) text += " --peer " + shell_quote(options.peer);
+  if (!options.manifest.empty()) text += " --manifest " + shell_quote(options.manifest);
+  if (!options.sanitize.empty()) text += " --sanitize " + shell_quote(options.sanitize);
+  if (!options.sanitizer_runtime.empty()) {
+    text += " --sanitizer-runtime " + shell_quote(options.sanitizer_runtime);
+  }
   return text;
 }
 

@@ -2,35 +2,19 @@
 
 #include <unistd.h>
 
-#include <climits>
 #include <cstring>
 #include <deque>
-#include <filesystem>
 
 #include "command_text.hpp"
 #include "process_pool.hpp"
 #include "progress.hpp"
 #include "report_text.hpp"
+#include "sanitizer_report.hpp"
+#include "self_paths.hpp"
 #include "verdict.hpp"
 
 namespace halo::cts {
 namespace {
-
-std::string self_path() {
-  char path[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-  if (n <= 0) return "halo-cts";
-  path[n] = '\0';
-  return path;
-}
-
-std::string default_testdata_dir() {
-  namespace fs = std::filesystem;
-  return (fs::path(self_path()).parent_path() / ".." / "share" / "halo" /
-          "cts" / "testdata")
-      .lexically_normal()
-      .string();
-}
 
 // How the worker ended, in words ("died of signal 6 (Aborted)", "exited with
 // code 1"), or "" for a clean exit. Under a sanitizer a fault or a leak
@@ -72,6 +56,7 @@ void read_verdict(size_t marker, ProcessResult* process, Outcome* o) {
   if (parse_verdict(line, &verdict, &error)) {
     o->status = verdict.status;
     o->reason = verdict.reason;
+    o->peer_used = verdict.peer;
   } else {
     o->status = "FAIL";
     o->reason = "malformed verdict: " + error + ": " + std::string(utf8_prefix(line, 200));
@@ -86,7 +71,7 @@ void read_verdict(size_t marker, ProcessResult* process, Outcome* o) {
 // Turns a finished worker into an outcome. A verdict never hides how the
 // worker ended: a case that passed and then crashed or leaked on the way out
 // is a CRASH, and a FAIL keeps its reason with the ending added.
-Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& process) {
+Outcome read_outcome(const Job& job, const Options& options, ProcessResult&& process) {
   Outcome o;
   o.plugin = job.plugin_name;
   o.device = job.device;
@@ -128,6 +113,25 @@ Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& proce
   return o;
 }
 
+// As read_outcome; under --sanitize, a sanitizer's report anywhere in the
+// worker's output fails the case, however the worker ended, and the reason
+// quotes the report (the output keeps all of it). A TIMEOUT stays one.
+Outcome to_outcome(const Job& job, const Options& options, ProcessResult&& process) {
+  Outcome o = read_outcome(job, options, std::move(process));
+  if (options.sanitize.empty() || o.status == "TIMEOUT") return o;
+  const std::string report = sanitizer_report(o.output);
+  if (report.empty()) return o;
+  // The ending may quote the same summary (describe_end): once is enough.
+  const size_t summary = report.find(" (SUMMARY: ");
+  if (summary != std::string::npos) {
+    const size_t repeated = o.reason.find(report.substr(summary));
+    if (repeated != std::string::npos) o.reason.erase(repeated, report.size() - summary);
+  }
+  o.reason = report + (o.reason.empty() ? "" : "; " + o.reason);
+  o.status = "FAIL";
+  return o;
+}
+
 void apply_expectation(const std::vector<Expectation>& expectations,
                        const Options& options, Outcome* o) {
   const Expectation* entry = find_expectation(expectations, o->plugin, o->case_name);
@@ -153,10 +157,15 @@ bool may_rerun(const Outcome& o) {
 std::vector<std::string> worker_command(const Job& job, const Options& options,
                                         const std::string& self,
                                         const std::string& testdata) {
-  return {self, "--worker", "--plugin", job.plugin_spec, "--case",
-          job.c->name, "--case-seed", std::to_string(job.seed),
-          "--testdata", testdata, "--device", std::to_string(options.device),
-          "--peer", options.peer, "--runner-pid", std::to_string(getpid())};
+  std::vector<std::string> argv = {
+      self, "--worker", "--plugin", job.plugin_spec, "--case", job.c->name,
+      "--case-seed", std::to_string(job.seed), "--testdata", testdata,
+      "--device", std::to_string(options.device), "--peer", job.peer,
+      "--runner-pid", std::to_string(getpid())};
+  if (!options.manifest.empty()) {
+    argv.insert(argv.end(), {"--manifest", options.manifest});
+  }
+  return argv;
 }
 
 // Each job's runs, one after another while it fails and may run again

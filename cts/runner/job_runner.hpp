@@ -19,6 +19,9 @@ struct Job {
   std::string plugin_spec;  // The plugin as --plugin named it.
   std::string plugin_name;
   std::string device;  // The device under test: "name (driver version)".
+  // The worker's --peer: --peer as given, the reference peer's path, or ""
+  // for the first other loaded plugin with semaphores.
+  std::string peer;
   const Case* c;
   int repetition;
   uint64_t seed;

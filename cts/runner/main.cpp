@@ -13,8 +13,11 @@
 #include "command_text.hpp"
 #include "expectations.hpp"
 #include "job_runner.hpp"
+#include "manifest_search.hpp"
 #include "options.hpp"
+#include "peer_choice.hpp"
 #include "report.hpp"
+#include "sanitizer.hpp"
 #include "shard.hpp"
 #include "worker.hpp"
 
@@ -40,12 +43,15 @@ bool matches_filters(const Options& options, const char* name) {
   return false;
 }
 
-// A plugin to certify: how it was named, its name, and the device under
-// test ("name (driver version)").
+// A plugin to certify: how it was named, its name, the device under test
+// ("name (driver version)"), the manifest certified with it (or why there
+// is none) and the peer its interop cases pair with.
 struct Target {
   std::string spec;
   std::string name;
   std::string device;
+  ManifestChoice manifest;
+  PeerChoice peer;
 };
 
 // Describes the device under test of |driver| into |target|, or returns
@@ -87,15 +93,36 @@ bool resolve_target(const std::string& spec, const Options& options,
   halo_registry_t* registry = nullptr;
   halo_driver_t* driver = nullptr;
   std::string name;
-  bool ok = open_plugin(spec, &registry, &driver, &name, error);
+  bool ok = open_plugin(spec, "", &registry, &driver, &name, error);
   if (ok) {
     target->spec = spec;
     target->name = name;
     ok = describe_device(driver, options, target, error);
+    halo_plugin_record_t record = {};
+    record.struct_size = sizeof(record);
+    if (ok && find_plugin_record(registry, name, &record)) {
+      target->manifest = choose_manifest(spec, options.manifest, record);
+    }
     halo_driver_release(driver);
     halo_registry_release(registry);
   }
   return ok;
+}
+
+// Says which manifest and peer |target| is certified with.
+void print_target(const Target& target, const Options& options) {
+  std::printf("halo-cts: plugin %s, device %zu: %s\n", target.name.c_str(),
+              options.device, target.device.c_str());
+  if (!target.manifest.path.empty()) {
+    std::printf("halo-cts: plugin %s: manifest %s\n", target.name.c_str(),
+                target.manifest.path.c_str());
+  } else if (!target.manifest.missing_reason.empty()) {
+    std::printf("halo-cts: plugin %s: %s\n", target.name.c_str(),
+                target.manifest.missing_reason.c_str());
+  }
+  if (!target.peer.note.empty()) {
+    std::printf("halo-cts: plugin %s: %s\n", target.name.c_str(), target.peer.note.c_str());
+  }
 }
 
 // "halo-cts" with |options|' plugins, device and peer.
@@ -146,19 +173,54 @@ bool loaded_plugin_names(std::vector<std::string>* out) {
   return true;
 }
 
+// Returns "" when the plugin at |path| loads, or why not.
+std::string load_problem(const std::string& path) {
+  halo_registry_t* registry = nullptr;
+  halo_driver_t* driver = nullptr;
+  std::string name, error;
+  if (!open_plugin(path, "", &registry, &driver, &name, &error)) return error;
+  halo_driver_release(driver);
+  halo_registry_release(registry);
+  return {};
+}
+
+// Returns "" when the peer that |options| name can pair with the plugins, or
+// why not: a peer named by name must be loaded, one named by its path must
+// load.
+std::string peer_problem(const Options& options, const std::vector<std::string>& loaded) {
+  if (options.peer.empty()) return {};
+  if (!is_plugin_path(options.peer)) {
+    if (std::find(loaded.begin(), loaded.end(), options.peer) != loaded.end()) return {};
+    return "it is the peer (--peer) but is not loaded (halo-info says why)";
+  }
+  const std::string problem = load_problem(options.peer);
+  return problem.empty() ? problem : "it is the peer (--peer) but does not load: " + problem;
+}
+
+// A reference peer that does not load is a broken installation of halo-cts:
+// a failure, not a reason to skip the interop cases.
+bool reference_peer_loads(const Target& target, const Options& options,
+                          const std::function<void(const Outcome&)>& on_failure) {
+  if (target.peer.peer.empty() || target.peer.peer == options.peer) return true;
+  const std::string problem = load_problem(target.peer.peer);
+  if (problem.empty()) return true;
+  on_failure(load_failure(target.peer.peer, options,
+                          "it is the reference peer but does not load: " + problem,
+                          plugins_command(options)));
+  return false;
+}
+
 // The plugins to run: those named, or every loaded one; each with its device
-// under test. Returns false when one of them cannot be tested, after
-// passing a "plugin.load" failure for each such plugin to |on_failure|.
-bool resolve_plugins(const Options& options, std::vector<Target>* out,
+// under test, manifest and, when |needs_peer| (an interop case is selected),
+// peer. Returns false when one of them cannot be tested, after passing a
+// "plugin.load" failure for each such plugin to |on_failure|.
+bool resolve_plugins(const Options& options, bool needs_peer, std::vector<Target>* out,
                      const std::function<void(const Outcome&)>& on_failure) {
   std::vector<std::string> loaded;
   if (!loaded_plugin_names(&loaded)) return false;
-  if (!options.peer.empty() &&
-      std::find(loaded.begin(), loaded.end(), options.peer) == loaded.end()) {
-    on_failure(load_failure(options.peer, options,
-                            "it is the peer (--peer) but is not loaded "
-                            "(halo-info says why)",
-                            plugins_command(options)));
+  const std::string problem = peer_problem(options, loaded);
+  if (!problem.empty()) {
+    on_failure(load_failure(options.peer, options, problem, plugins_command(options)));
     return false;
   }
   const std::vector<std::string>& specs =
@@ -168,8 +230,13 @@ bool resolve_plugins(const Options& options, std::vector<Target>* out,
     Target target;
     std::string error;
     if (resolve_target(spec, options, &target, &error)) {
-      std::printf("halo-cts: plugin %s, device %zu: %s\n", target.name.c_str(),
-                  options.device, target.device.c_str());
+      target.peer = needs_peer ? choose_peer(options, loaded, target.name)
+                               : PeerChoice{options.peer, ""};
+      if (!reference_peer_loads(target, options, on_failure)) {
+        ok = false;
+        continue;
+      }
+      print_target(target, options);
       out->push_back(std::move(target));
     } else {
       on_failure(load_failure(spec, options, error,
@@ -264,7 +331,8 @@ std::vector<Job> make_jobs(const std::vector<Target>& plugins,
         uint64_t seed = options.has_case_seed
                             ? options.case_seed
                             : case_seed(options.seed, c->name, repetition);
-        jobs.push_back({target.spec, target.name, target.device, c, repetition, seed});
+        jobs.push_back({target.spec, target.name, target.device, target.peer.peer, c,
+                        repetition, seed});
       }
     }
   }
@@ -320,8 +388,12 @@ int run_suite(const Options& options, const std::string& command) {
     record(run_failure("run.filter", reason, options));
     return finish();
   }
+  const std::vector<const Case*> cases = take_shard(matching, options.shard);
+  const bool needs_peer = std::any_of(cases.begin(), cases.end(), [](const Case* c) {
+    return (c->needs & kNeedSecondPlugin) != 0;
+  });
   std::vector<Target> plugins;
-  if (!resolve_plugins(options, &plugins, record)) {
+  if (!resolve_plugins(options, needs_peer, &plugins, record)) {
     counts.failed = std::max<size_t>(counts.failed, 1);
     return finish();
   }
@@ -335,7 +407,6 @@ int run_suite(const Options& options, const std::string& command) {
     record(run_failure("run.plugins", reason, options));
     return finish();
   }
-  const std::vector<const Case*> cases = take_shard(matching, options.shard);
   if (options.sharded) {
     // An empty shard is no error: with more shards than cases, some get none.
     std::printf("halo-cts: shard %s: %zu of the %zu selected cases\n",
@@ -386,8 +457,19 @@ int main(int argc, char** argv) {
                  "index of the device under test among the plugin's devices "
                  "(default 0)");
   app.add_option("--peer", options.peer,
-                 "the plugin whose device the interop cases pair with "
-                 "(default: the first other loaded plugin with one)");
+                 "the plugin (name or path) whose device the interop cases pair "
+                 "with (default: the first other loaded plugin with one, else "
+                 "the reference peer)");
+  app.add_option("--manifest", options.manifest,
+                 "the manifest certified with the --plugin library (default: "
+                 "the one beside it)");
+  app.add_option("--sanitize", options.sanitize,
+                 "run the workers under this sanitizer's runtime: a report fails "
+                 "the case")
+      ->check(CLI::IsMember({"address", "thread"}));
+  app.add_option("--sanitizer-runtime", options.sanitizer_runtime,
+                 "the sanitizer runtime --sanitize preloads (default: the one of "
+                 "the compiler that built halo-cts)");
   auto* worker = app.add_flag("--worker", options.worker, "run one case (internal)");
   app.add_option("--case", options.worker_case, "the case a worker runs (internal)")
       ->needs(worker);
@@ -416,6 +498,17 @@ int main(int argc, char** argv) {
     return halo::cts::run_worker(options);
   }
   if (options.list) return halo::cts::list_cases(options);
+  if (!options.manifest.empty() && options.plugins.size() != 1) {
+    std::fprintf(stderr, "halo-cts: --manifest needs exactly one --plugin\n");
+    return 2;
+  }
+  if (!options.sanitize.empty()) {
+    const std::string error = halo::cts::enter_sanitizer(options, argv);
+    if (!error.empty()) {
+      std::fprintf(stderr, "halo-cts: %s\n", error.c_str());
+      return 2;
+    }
+  }
   std::signal(SIGPIPE, SIG_IGN);
   return halo::cts::run_suite(options, halo::cts::command_line(argc, argv));
 }

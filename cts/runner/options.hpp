@@ -31,9 +31,17 @@ struct Options {
   int rerun_failures = 0;
   // The index of the device under test among the driver's devices.
   size_t device = 0;
-  // The plugin whose device the interop cases pair with ("": the first other
-  // loaded plugin with a device that has semaphores).
+  // The plugin whose device the interop cases pair with, by name or path
+  // ("": the first other loaded plugin with a device that has semaphores,
+  // or the reference peer when no other plugin is loaded).
   std::string peer;
+  // The manifest certified with the one --plugin ("": the one found beside
+  // it, or none for a bare library).
+  std::string manifest;
+  // "address" or "thread": run under that sanitizer's runtime ("": none),
+  // preloading |sanitizer_runtime| ("": the one halo-cts was built beside).
+  std::string sanitize;
+  std::string sanitizer_runtime;
   // Worker mode: run exactly one case in this process.
   bool worker = false;
   std::string worker_case;

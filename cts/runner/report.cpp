@@ -106,6 +106,7 @@ Json case_record(const Outcome& o, const RunInfo& info) {
           {"plugin", o.plugin},
           {"device", o.device},
           {"peer", info.peer},
+          {"peer_used", o.peer_used},
           {"case", o.case_name},
           {"status", o.status},
           {"reason", o.reason},

@@ -28,6 +28,9 @@ struct Outcome {
   std::string status;
   std::string reason;
   std::string output;  // What the worker printed, for failures.
+  // The plugin whose device the case paired with (the interop.* cases), or
+  // "" when it used none.
+  std::string peer_used;
   double duration_s = 0;
   uint64_t seed = 0;
   int repetition = 0;

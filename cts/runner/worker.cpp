@@ -6,14 +6,17 @@
 
 #include <csignal>
 #include <cstdio>
+#include <vector>
 
 #include "../framework/cts.hpp"
+#include "manifest_search.hpp"
 
 namespace halo::cts {
 namespace {
 
-void print_verdict(const char* status, const std::string& reason) {
-  const std::string verdict = format_verdict(status, reason);
+void print_verdict(const char* status, const std::string& reason,
+                   const std::string& peer = {}) {
+  const std::string verdict = format_verdict(status, reason, peer);
   std::fflush(stderr);
   std::printf("\n%s%s\n", kResultMarker, verdict.c_str());
   std::fflush(stdout);
@@ -47,6 +50,30 @@ void die_with_runner(int64_t runner_pid) {
   if (runner_pid != 0 && getppid() != runner_pid) _exit(1);
 }
 
+// The name the plugin at record |index| of |registry| was loaded under, or
+// |fallback| when it was not loaded (the skip reasons then name the path).
+std::string loaded_name(halo_registry_t* registry, size_t index,
+                        const std::string& fallback) {
+  halo_plugin_record_t record = {};
+  record.struct_size = sizeof(record);
+  halo_status_t status = halo_registry_plugin_record(registry, index, &record);
+  if (status != nullptr) {
+    halo_status_free(status);
+    return fallback;
+  }
+  return record.state == HALO_PLUGIN_STATE_LOADED ? record.name : fallback;
+}
+
+// The manifest the manifest.* cases check, found as the runner found it.
+void choose_context_manifest(const Options& options, const std::string& name,
+                             Context* context) {
+  halo_plugin_record_t record = {};
+  record.struct_size = sizeof(record);
+  if (!find_plugin_record(context->registry(), name, &record)) return;
+  ManifestChoice choice = choose_manifest(options.worker_plugin, options.manifest, record);
+  context->set_manifest(std::move(choice.path), std::move(choice.missing_reason));
+}
+
 }  // namespace
 
 bool is_plugin_path(const std::string& plugin) {
@@ -54,17 +81,17 @@ bool is_plugin_path(const std::string& plugin) {
          plugin.ends_with(".so") || plugin.ends_with(".json");
 }
 
-bool open_plugin(const std::string& plugin, halo_registry_t** out_registry,
-                 halo_driver_t** out_driver, std::string* out_name,
-                 std::string* out_error) {
+bool open_plugin(const std::string& plugin, const std::string& peer_path,
+                 halo_registry_t** out_registry, halo_driver_t** out_driver,
+                 std::string* out_name, std::string* out_error) {
   halo_registry_options_t options = {};
   options.struct_size = sizeof(options);
-  const char* paths[] = {plugin.c_str()};
   const bool by_path = is_plugin_path(plugin);
-  if (by_path) {
-    options.plugin_path_count = 1;
-    options.plugin_paths = paths;
-  }
+  std::vector<const char*> paths;
+  if (by_path) paths.push_back(plugin.c_str());
+  if (!peer_path.empty()) paths.push_back(peer_path.c_str());
+  options.plugin_path_count = paths.size();
+  options.plugin_paths = paths.empty() ? nullptr : paths.data();
   halo_registry_t* registry = nullptr;
   halo_status_t status = halo_registry_create(&options, &registry);
   if (status != nullptr) {
@@ -106,17 +133,26 @@ int run_worker(const Options& options) {
   halo_registry_t* registry = nullptr;
   halo_driver_t* driver = nullptr;
   std::string name, error;
-  if (!open_plugin(options.worker_plugin, &registry, &driver, &name, &error)) {
+  // A peer named by its path (the reference peer, say) is loaded beside the
+  // plugin, right after it.
+  const std::string peer_path = is_plugin_path(options.peer) ? options.peer : "";
+  if (!open_plugin(options.worker_plugin, peer_path, &registry, &driver, &name, &error)) {
     print_verdict("FAIL", error);
     return 0;
   }
+  const std::string peer =
+      peer_path.empty()
+          ? options.peer
+          : loaded_name(registry, is_plugin_path(options.worker_plugin) ? 1 : 0, peer_path);
   // The verdict is printed only after teardown, so a crash or hang while
   // releasing the device is reported as one, not hidden behind a PASS.
   const char* verdict = "PASS";
   std::string reason;
+  std::string peer_used;
   {
     Context context(registry, driver, name, options.case_seed,
-                    options.testdata_dir, options.device, options.peer);
+                    options.testdata_dir, options.device, peer);
+    choose_context_manifest(options, name, &context);
     try {
       std::string missing = missing_needs(c->needs, context);
       if (!missing.empty()) {
@@ -132,10 +168,11 @@ int run_worker(const Options& options) {
       verdict = "FAIL";
       reason = std::string("exception: ") + exception.what();
     }
+    peer_used = context.foreign_plugin_name();
   }
   halo_driver_release(driver);
   halo_registry_release(registry);
-  print_verdict(verdict, reason);
+  print_verdict(verdict, reason, peer_used);
   return 0;
 }
 

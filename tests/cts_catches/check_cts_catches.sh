@@ -7,7 +7,8 @@
 # EXPECT is the outcome that at least one case must report: FAIL (a semantic
 # break), CRASH (its reason must name the signal) or TIMEOUT (a hang); or
 # ALL_FAIL: every case the globs select must report FAIL, each catching the
-# bug on its own.
+# bug on its own, and every glob must select a case (so that a misspelt
+# case name cannot pass for a caught bug).
 # Whatever else happens, halo-cts must exit non-zero and its last line must be
 # "N passed, N failed, N skipped". Each GLOB becomes a --filter, so the run
 # touches only the groups that matter and stays short.
@@ -49,9 +50,9 @@ last_line=$(tail -n 1 "$output_file")
 [[ $last_line =~ ^[0-9]+\ passed,\ [0-9]+\ failed,\ [0-9]+\ skipped$ ]]
 check "the last line is 'N passed, N failed, N skipped' (got: '$last_line')" $?
 
-python3 - "$json" "$expect" <<'PY'
-import json, re, sys
-path, expect = sys.argv[1], sys.argv[2]
+python3 - "$json" "$expect" "$@" <<'PY'
+import fnmatch, json, re, sys
+path, expect, globs = sys.argv[1], sys.argv[2], sys.argv[3:]
 try:
     with open(path) as f:
         rows = [r for r in map(json.loads, f) if r["record"] == "case"]
@@ -66,8 +67,13 @@ if expect == "ALL_FAIL":
     missed = [r for r in rows if r["status"] != "FAIL"]
     for r in missed:
         print(f"  not caught: {r['status']} {r['case']}")
-    if missed or not rows:
-        print(f"FAILED: {len(missed)} of {len(rows)} case(s) did not report FAIL")
+    unmatched = [g for g in globs
+                 if not any(fnmatch.fnmatchcase(r["case"], g) for r in rows)]
+    for glob in unmatched:
+        print(f"  no case ran for the glob '{glob}'")
+    if missed or unmatched or not rows:
+        print(f"FAILED: {len(missed)} of {len(rows)} case(s) did not report FAIL, "
+              f"{len(unmatched)} glob(s) selected no case")
         sys.exit(1)
     print(f"ok: all {len(rows)} case(s) reported FAIL")
     sys.exit(0)

@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -311,6 +312,11 @@ static void semaphore_dispatch(template_semaphore_t* semaphore) {
     t_dispatch_frames = &frame;
     callback(user_data, timepoint, status); /* Takes ownership of |status|. */
     t_dispatch_frames = frame.outer;
+#if defined(TEMPLATE_BREAK_TIMEPOINT_WRITTEN_AFTER_CALLBACK)
+    /* TEST HOOK: the timepoint is marked as in no list once its callback
+     * returned, in storage the callback may have freed or reused. */
+    timepoint->implementation[TP_LIST] = TP_IN_NO_LIST;
+#endif
 
     pthread_mutex_lock(&semaphore->mutex);
     if (--semaphore->callbacks_running == 0) {
@@ -357,6 +363,22 @@ static halo_status_t semaphore_query(halo_semaphore_t* base, uint64_t* out_value
 static halo_status_t semaphore_signal(halo_semaphore_t* base, uint64_t value) {
   template_semaphore_t* semaphore = (template_semaphore_t*)base;
   const halo_host_interface_t* host = semaphore->host;
+#if defined(TEMPLATE_BREAK_SIGNAL_CHECK_THEN_STORE)
+  /* TEST HOOK: the monotonic check reads the payload before the lock is taken
+   * and the store under the lock trusts it, so two signals racing for the
+   * same next value both pass. The yield stands for a preemption between the
+   * two steps. */
+  {
+    const uint64_t seen = atomic_load_explicit(&semaphore->value, memory_order_acquire);
+    if (seen < HALO_SEMAPHORE_FAILURE_VALUE && value <= seen) {
+      return host->status_format(HALO_STATUS_INVALID_ARGUMENT,
+                                 TEMPLATE_PLUGIN_NAME ": signal value %llu is not above "
+                                 "the payload %llu", (unsigned long long)value,
+                                 (unsigned long long)seen);
+    }
+    sched_yield();
+  }
+#endif
   pthread_mutex_lock(&semaphore->mutex);
   uint64_t current = atomic_load_explicit(&semaphore->value, memory_order_relaxed);
   if (semaphore->failure != NULL) {
@@ -371,8 +393,8 @@ static halo_status_t semaphore_signal(halo_semaphore_t* base, uint64_t value) {
     return copy;
 #endif
   }
-#if defined(TEMPLATE_BREAK_SIGNAL_ALLOWS_LOWER)
-  (void)current; /* TEST HOOK: no monotonicity check; the payload may go down. */
+#if defined(TEMPLATE_BREAK_SIGNAL_ALLOWS_LOWER) || defined(TEMPLATE_BREAK_SIGNAL_CHECK_THEN_STORE)
+  (void)current; /* TEST HOOK: no monotonicity check here; the payload may go down. */
 #else
   if (value <= current) {
     pthread_mutex_unlock(&semaphore->mutex);
@@ -474,9 +496,21 @@ static halo_status_t semaphore_acquire_timepoint(halo_semaphore_t* base,
 static bool semaphore_cancel_timepoint(halo_semaphore_t* base, halo_timepoint_t* timepoint) {
   template_semaphore_t* semaphore = (template_semaphore_t*)base;
   pthread_mutex_lock(&semaphore->mutex);
+#if defined(TEMPLATE_BREAK_CANCEL_IGNORES_OWNER)
+  /* TEST HOOK: the list word is trusted without the owner's, so a cancel on
+   * another semaphore unlinks the timepoint from a list that is not its own. */
+  if (true) {
+#else
   if (timepoint->implementation[TP_OWNER] == (uintptr_t)semaphore) {
+#endif
     const uintptr_t list = timepoint->implementation[TP_LIST];
+#if defined(TEMPLATE_BREAK_CANCEL_MISSES_DISPATCHING)
+    /* TEST HOOK: a resolved timepoint is taken for one whose callback ran, so a
+     * callback cancelling another of its own dispatch drops nothing. */
+    if (list == TP_IN_PENDING) {
+#else
     if (list == TP_IN_PENDING || list == TP_IN_DISPATCHING) {
+#endif
       list_remove(list == TP_IN_PENDING ? &semaphore->pending : &semaphore->dispatching,
                   timepoint);
       pthread_mutex_unlock(&semaphore->mutex);
@@ -484,9 +518,15 @@ static bool semaphore_cancel_timepoint(halo_semaphore_t* base, halo_timepoint_t*
     }
   }
   const uint32_t own = callbacks_running_on_this_thread(semaphore);
+#if defined(TEMPLATE_BREAK_CANCEL_SKIPS_WAIT)
+  /* TEST HOOK: no wait for callbacks running on other threads, so the cancel
+   * returns false while the callback may still be running. */
+  (void)own;
+#else
   while (semaphore->callbacks_running > own) {
     pthread_cond_wait(&semaphore->callbacks_done, &semaphore->mutex);
   }
+#endif
   pthread_mutex_unlock(&semaphore->mutex);
   return false;
 }
@@ -584,7 +624,13 @@ static void submission_update(template_submission_t* submission, uint64_t resolv
   uint64_t old = atomic_load(&submission->state), updated;
   do {
     updated = ((old - resolved * SUBMISSION_ONE_WAIT) | set) & ~clear;
+#if defined(TEMPLATE_BREAK_STARTS_BEFORE_LAST_WAIT)
+    /* TEST HOOK: off by one, ready while one wait is still unresolved. */
+    const bool ready =
+        updated < 2 * SUBMISSION_ONE_WAIT || (updated & SUBMISSION_FAILED) != 0;
+#else
     const bool ready = updated < SUBMISSION_ONE_WAIT || (updated & SUBMISSION_FAILED) != 0;
+#endif
     if (ready && (updated & SUBMISSION_REGISTERING) == 0) updated |= SUBMISSION_HANDED_OVER;
   } while (!atomic_compare_exchange_weak(&submission->state, &old, updated));
   if ((old & SUBMISSION_HANDED_OVER) == 0 && (updated & SUBMISSION_HANDED_OVER) != 0) {
@@ -708,9 +754,11 @@ static void submission_complete(template_submission_t* submission) {
   for (size_t i = 0; i < submission->wait_count; ++i) {
     host->object_release((halo_object_t*)submission->wait_semaphores[i]);
   }
+#if !defined(TEMPLATE_BREAK_SIGNALS_NOT_RETAINED)
   for (size_t i = 0; i < submission->signal_count; ++i) {
     host->object_release((halo_object_t*)submission->signal_semaphores[i]);
   }
+#endif
   for (size_t i = 0; i < submission->command_buffer_count; ++i) {
     host->object_release((halo_object_t*)submission->command_buffers[i]);
   }
@@ -792,7 +840,11 @@ static template_submission_t* submission_create(template_device_t* device,
   for (size_t i = 0; i < signals; ++i) {
     submission->signal_semaphores[i] = info->signal_semaphores[i];
     submission->signal_values[i] = info->signal_values[i];
+#if !defined(TEMPLATE_BREAK_SIGNALS_NOT_RETAINED)
+    /* (TEST HOOK TEMPLATE_BREAK_SIGNALS_NOT_RETAINED leaves this out, and the
+     * matching release: the caller is trusted to keep signal semaphores.) */
     host->object_retain((halo_object_t*)info->signal_semaphores[i]);
+#endif
   }
   for (size_t i = 0; i < commands; ++i) {
     submission->command_buffers[i] = info->command_buffers[i];
@@ -1007,6 +1059,11 @@ static halo_status_t device_wait_semaphores(halo_device_t* base, halo_wait_mode_
         return device->host->status_clone(semaphore->failure);
       }
       reached += value >= values[i];
+#if defined(TEMPLATE_BREAK_ANY_REACHED_HIDES_FAILURE)
+      /* TEST HOOK: ANY stops at the first reached pair, so a failed semaphore
+       * later in the list goes unseen. */
+      if (mode == HALO_WAIT_MODE_ANY && reached > 0) return HALO_OK;
+#endif
     }
     if (reached == count || (mode == HALO_WAIT_MODE_ANY && reached > 0)) return HALO_OK;
     if (timed_out) return deadline_exceeded(device->host);

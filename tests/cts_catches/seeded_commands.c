@@ -758,8 +758,15 @@ static void run_dispatch(const command_t* command) {
     for (uint32_t y = 0; y < workgroup.count[1]; ++y) {
       for (uint32_t x = 0; x < workgroup.count[0]; ++x) {
         workgroup.id[0] = x;
+#if defined(TEMPLATE_BREAK_DISPATCH_SWAPS_YZ)
+        /* TEST HOOK: the ids in y and z trade places; grids flat in both still
+         * look right. */
+        workgroup.id[1] = z;
+        workgroup.id[2] = y;
+#else
         workgroup.id[1] = y;
         workgroup.id[2] = z;
+#endif
         ffi_call((ffi_cif*)&entry->cif, FFI_FN(table_entry->function), NULL, values);
       }
     }

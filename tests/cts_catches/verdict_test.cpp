@@ -62,5 +62,15 @@ TEST(VerdictTest, InvalidUtf8InTheReasonIsReplacedNotThrown) {
   EXPECT_NE(verdict.reason.find("is gone"), std::string::npos) << verdict.reason;
 }
 
+TEST(VerdictTest, CarriesThePeerTheCasePairedWith) {
+  Verdict verdict;
+  std::string error;
+  ASSERT_TRUE(parse_verdict(format_verdict("PASS", "", "cts_peer"), &verdict, &error)) << error;
+  EXPECT_EQ(verdict.peer, "cts_peer");
+  ASSERT_TRUE(parse_verdict(format_verdict("PASS", ""), &verdict, &error)) << error;
+  EXPECT_EQ(verdict.peer, "");
+  expect_malformed(R"({"status":"PASS","peer":7})", "\"peer\" is not a string");
+}
+
 }  // namespace
 }  // namespace halo::cts

@@ -30,7 +30,8 @@
 typedef enum halo_wait_mode_e {
   /* OK once every (semaphore, value) pair is reached. */
   HALO_WAIT_MODE_ALL = 0,
-  /* OK once any one pair is reached. */
+  /* OK once any one pair is reached (a failed semaphore in the list comes
+   * first: see halo_semaphores_wait). */
   HALO_WAIT_MODE_ANY = 1
 } halo_wait_mode_t;
 
@@ -178,8 +179,10 @@ HALO_API halo_status_t halo_semaphore_wait(halo_semaphore_t* semaphore,
 
 /* Waits on |count| (semaphore, value) pairs: ALL or ANY per |mode|. An empty
  * list is OK at once. Semaphores of different devices and plugins may be mixed.
- * Any failed semaphore returns a copy of its failure status. Borrows every
- * semaphore. Thread-safe. */
+ * A failure comes first: a wait that finds a failed semaphore in the list
+ * returns a copy of its failure status, in ANY mode too while another pair is
+ * reached (a wait that has already returned OK is not undone by a later
+ * failure). Borrows every semaphore. Thread-safe. */
 HALO_API halo_status_t halo_semaphores_wait(halo_wait_mode_t mode, size_t count,
                                             halo_semaphore_t* const* semaphores,
                                             const uint64_t* values,

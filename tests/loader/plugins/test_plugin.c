@@ -45,6 +45,11 @@
  *                       and succeeds once the file exists: a case that
  *                       fails its first run only, whatever the timing, for
  *                       halo-cts --rerun-failures.
+ *   USE_AFTER_FREE      a device's query_info reads a heap block it has just
+ *                       freed: a real heap-use-after-free that goes unseen
+ *                       without a sanitizer (the byte read is past what the
+ *                       allocator reuses, and nothing depends on it), for
+ *                       halo-cts --sanitize.
  *
  * Modes that break the driver at load time, each skipping the plugin:
  * DRIVER_NO_VTABLE, DRIVER_WRONG_TYPE, DRIVER_SHORT_VTABLE and
@@ -88,6 +93,7 @@
 #define TEST_MODE_DEVICE_FORGED_STATUS 20
 #define TEST_MODE_DEVICE_COUNT_FROM_ENV 21
 #define TEST_MODE_CREATE_DEVICE_FAILS_ONCE 22
+#define TEST_MODE_USE_AFTER_FREE 23
 
 #ifndef TEST_PLUGIN_NAME
 #error "TEST_PLUGIN_NAME must be defined"
@@ -239,10 +245,28 @@ static void device_destroy(halo_object_t* object) {
   host->allocator.free(host->allocator.self, device);
 }
 
+#if MODE_IS(USE_AFTER_FREE)
+/* Reads byte 32 of a 64-byte block after freeing it. The volatile accesses
+ * keep the compiler from dropping the read or seeing the free. */
+static void read_after_free(void) {
+  unsigned char* block = malloc(64);
+  if (block == NULL) {
+    return;
+  }
+  block[32] = 1;
+  volatile unsigned char* volatile freed = block;
+  free(block);
+  (void)freed[32];
+}
+#endif
+
 static halo_status_t device_query_info(halo_device_t* base,
                                        halo_device_info_t* out_info) {
   test_device_t* device = (test_device_t*)base;
   halo_device_info_t info;
+#if MODE_IS(USE_AFTER_FREE)
+  read_after_free();
+#endif
   fill_device_info(device->index, &info);
   copy_out(out_info, out_info->struct_size, &info, sizeof(info));
   return HALO_OK;
