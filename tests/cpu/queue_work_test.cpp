@@ -64,8 +64,8 @@ TEST_F(QueueWorkTest, AFailedWaitSkipsTheWorkAndFailsTheSignals) {
       execute({first.get()}, {wait.get()}, {1}, {middle.get()}, {1}));
   HALO_EXPECT_STATUS_OK(
       execute({second.get()}, {middle.get()}, {1}, {done.get()}, {1}));
-  halo_semaphore_fail(wait.get(),
-                      halo_status_create(HALO_STATUS_ABORTED, "upstream gone"));
+  HALO_EXPECT_OK(halo_semaphore_fail(
+      wait.get(), halo_status_create(HALO_STATUS_ABORTED, "upstream gone")));
   Status failed(
       halo_semaphore_wait(done.get(), 1, HALO_DEADLINE_INFINITE_FUTURE));
   expect_status(failed, HALO_STATUS_ABORTED, "upstream gone");

@@ -39,6 +39,17 @@
 
 /* Marks a function exported by libhalo. */
 #define HALO_API HALO_EXTERN_C HALO_VISIBLE
+
+/* Marks a function whose result the caller must use: every function that
+ * returns a halo_status_t, which the caller must check and, when it is not
+ * HALO_OK, free (status.h). Ignoring one would lose the error and leak it,
+ * so GCC and Clang warn (-Wunused-result); a caller that means to drop a
+ * status frees it: halo_status_free(halo_x(...)). */
+#if defined(__GNUC__) || defined(__clang__)
+#define HALO_MUST_USE __attribute__((warn_unused_result))
+#else
+#define HALO_MUST_USE
+#endif
 /* Marks the one symbol a plugin exports (halo_plugin_query). */
 #define HALO_PLUGIN_EXPORT HALO_EXTERN_C HALO_VISIBLE
 

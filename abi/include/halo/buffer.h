@@ -120,9 +120,9 @@ typedef struct halo_buffer_vtable_t {
  * provide, or when memory runs out; UNIMPLEMENTED when the device lacks
  * HALO_DEVICE_FEATURE_BUFFERS; INTERNAL naming the plugin if it hands over a
  * buffer that breaks the ABI (see object.h). */
-HALO_API halo_status_t halo_buffer_allocate(halo_device_t* device,
-                                            const halo_buffer_params_t* params,
-                                            halo_buffer_t** out_buffer);
+HALO_API HALO_MUST_USE halo_status_t halo_buffer_allocate(
+    halo_device_t* device, const halo_buffer_params_t* params, halo_buffer_t**
+    out_buffer);
 /* Adds a reference to |buffer|. Accepts NULL. Thread-safe. */
 HALO_API void halo_buffer_retain(halo_buffer_t* buffer);
 /* Drops a reference to |buffer|; the last one frees it and ends its
@@ -142,9 +142,9 @@ HALO_API uint64_t halo_buffer_size(halo_buffer_t* buffer);
  * INVALID_ARGUMENT for a bad handle or a NULL |out_pointer|;
  * FAILED_PRECONDITION if the buffer's memory is not HOST_VISIBLE;
  * OUT_OF_RANGE when the range is not within the buffer. */
-HALO_API halo_status_t halo_buffer_map_range(halo_buffer_t* buffer,
-                                             uint64_t offset, uint64_t length,
-                                             void** out_pointer);
+HALO_API HALO_MUST_USE halo_status_t halo_buffer_map_range(
+    halo_buffer_t* buffer, uint64_t offset, uint64_t length, void**
+    out_pointer);
 /* Ends the mapping that halo_buffer_map_range made with the same |offset|
  * and |length| (HALO_WHOLE_BUFFER resolved alike): each map is ended by one
  * unmap, and its address is invalid afterwards. On memory without
@@ -152,9 +152,8 @@ HALO_API halo_status_t halo_buffer_map_range(halo_buffer_t* buffer,
  * Returns INVALID_ARGUMENT for a bad handle; FAILED_PRECONDITION if the
  * memory is not HOST_VISIBLE or the range is not a mapping of |buffer|;
  * OUT_OF_RANGE when the range is not within the buffer. */
-HALO_API halo_status_t halo_buffer_unmap_range(halo_buffer_t* buffer,
-                                               uint64_t offset,
-                                               uint64_t length);
+HALO_API HALO_MUST_USE halo_status_t halo_buffer_unmap_range(
+    halo_buffer_t* buffer, uint64_t offset, uint64_t length);
 /* Makes host writes to [|offset|, |offset| + |length|), made through a
  * mapping, visible to device work that starts afterwards (see "Host
  * access"). Needed on memory without HOST_COHERENT; on coherent memory it
@@ -162,9 +161,8 @@ HALO_API halo_status_t halo_buffer_unmap_range(halo_buffer_t* buffer,
  * |buffer|. Thread-safe. Returns INVALID_ARGUMENT for a bad handle;
  * FAILED_PRECONDITION if the memory is not HOST_VISIBLE; OUT_OF_RANGE when
  * the range is not within the buffer. */
-HALO_API halo_status_t halo_buffer_flush_range(halo_buffer_t* buffer,
-                                               uint64_t offset,
-                                               uint64_t length);
+HALO_API HALO_MUST_USE halo_status_t halo_buffer_flush_range(
+    halo_buffer_t* buffer, uint64_t offset, uint64_t length);
 /* Makes device writes to [|offset|, |offset| + |length|), by work whose
  * signal has been reached, visible to host reads through a mapping made
  * after that work completed (see "Host access"). Needed on memory without
@@ -172,8 +170,7 @@ HALO_API halo_status_t halo_buffer_flush_range(halo_buffer_t* buffer,
  * may be part of a mapping. Borrows |buffer|. Thread-safe. Returns
  * INVALID_ARGUMENT for a bad handle; FAILED_PRECONDITION if the memory is
  * not HOST_VISIBLE; OUT_OF_RANGE when the range is not within the buffer. */
-HALO_API halo_status_t halo_buffer_invalidate_range(halo_buffer_t* buffer,
-                                                    uint64_t offset,
-                                                    uint64_t length);
+HALO_API HALO_MUST_USE halo_status_t halo_buffer_invalidate_range(
+    halo_buffer_t* buffer, uint64_t offset, uint64_t length);
 
 #endif /* HALO_BUFFER_H_ */

@@ -123,7 +123,7 @@ typedef struct halo_command_buffer_vtable_t {
  * REUSABLE; UNIMPLEMENTED when the device lacks
  * HALO_DEVICE_FEATURE_COMMAND_BUFFERS; INTERNAL naming the plugin if it
  * hands over a command buffer that breaks the ABI (see object.h). */
-HALO_API halo_status_t halo_command_buffer_create(
+HALO_API HALO_MUST_USE halo_status_t halo_command_buffer_create(
     halo_device_t* device, halo_command_buffer_mode_t mode,
     halo_command_buffer_t** out_command_buffer);
 /* Adds a reference to |command_buffer|. Accepts NULL. Thread-safe. */
@@ -137,12 +137,12 @@ HALO_API void halo_command_buffer_release(
 /* Starts recording. Borrows |command_buffer|; not thread-safe (see Threads).
  * Returns FAILED_PRECONDITION if it was begun before: a command buffer is
  * recorded once. */
-HALO_API halo_status_t halo_command_buffer_begin(
+HALO_API HALO_MUST_USE halo_status_t halo_command_buffer_begin(
     halo_command_buffer_t* command_buffer);
 /* Ends recording: the command buffer records nothing more and can be
  * submitted. Borrows |command_buffer|; not thread-safe. Returns
  * FAILED_PRECONDITION unless it is recording. */
-HALO_API halo_status_t halo_command_buffer_end(
+HALO_API HALO_MUST_USE halo_status_t halo_command_buffer_end(
     halo_command_buffer_t* command_buffer);
 
 /* Records a full barrier: every later command starts after every earlier one
@@ -150,7 +150,7 @@ HALO_API halo_status_t halo_command_buffer_end(
  * within one command buffer (see Ordering); a device may take it as a hint.
  * Borrows |command_buffer|; not thread-safe. Returns FAILED_PRECONDITION
  * unless it is recording. */
-HALO_API halo_status_t halo_command_buffer_barrier(
+HALO_API HALO_MUST_USE halo_status_t halo_command_buffer_barrier(
     halo_command_buffer_t* command_buffer);
 
 /* Records writing the |pattern_length| bytes at |pattern| (copied now) over
@@ -162,10 +162,9 @@ HALO_API halo_status_t halo_command_buffer_barrier(
  * |pattern_length|, or a |target| without HALO_BUFFER_USAGE_TRANSFER_TARGET
  * or of another device; OUT_OF_RANGE when the range is not within |target|;
  * FAILED_PRECONDITION unless recording. */
-HALO_API halo_status_t halo_command_buffer_fill(
-    halo_command_buffer_t* command_buffer, halo_buffer_t* target,
-    uint64_t offset, uint64_t length, const void* pattern,
-    size_t pattern_length);
+HALO_API HALO_MUST_USE halo_status_t halo_command_buffer_fill(
+    halo_command_buffer_t* command_buffer, halo_buffer_t* target, uint64_t
+    offset, uint64_t length, const void* pattern, size_t pattern_length);
 
 /* Records writing the |length| bytes at host |source| to [|offset|, |offset|
  * + |length|) of |target|. The bytes are copied now: the caller may reuse
@@ -175,9 +174,9 @@ HALO_API halo_status_t halo_command_buffer_fill(
  * (the length is that of |source|), or a |target| without
  * HALO_BUFFER_USAGE_TRANSFER_TARGET or of another device; OUT_OF_RANGE when
  * the range is not within |target|; FAILED_PRECONDITION unless recording. */
-HALO_API halo_status_t halo_command_buffer_update(
-    halo_command_buffer_t* command_buffer, const void* source,
-    halo_buffer_t* target, uint64_t offset, uint64_t length);
+HALO_API HALO_MUST_USE halo_status_t halo_command_buffer_update(
+    halo_command_buffer_t* command_buffer, const void* source, halo_buffer_t*
+    target, uint64_t offset, uint64_t length);
 
 /* Records copying [|source_offset|, |source_offset| + |length|) of |source|
  * to [|target_offset|, |target_offset| + |length|) of |target|. |source| and
@@ -188,10 +187,10 @@ HALO_API halo_status_t halo_command_buffer_update(
  * HALO_BUFFER_USAGE_TRANSFER_TARGET, a buffer of another device, or
  * overlapping ranges of one buffer; OUT_OF_RANGE when either range is not
  * within its buffer; FAILED_PRECONDITION unless recording. */
-HALO_API halo_status_t halo_command_buffer_copy(
-    halo_command_buffer_t* command_buffer, halo_buffer_t* source,
-    uint64_t source_offset, halo_buffer_t* target, uint64_t target_offset,
-    uint64_t length);
+HALO_API HALO_MUST_USE halo_status_t halo_command_buffer_copy(
+    halo_command_buffer_t* command_buffer, halo_buffer_t* source, uint64_t
+    source_offset, halo_buffer_t* target, uint64_t target_offset, uint64_t
+    length);
 
 /* Records running entry point |params->entry_point| of |params->executable|
  * over |params->workgroup_count| workgroups with |params->bindings| and a
@@ -206,8 +205,8 @@ HALO_API halo_status_t halo_command_buffer_copy(
  * the device's min_buffer_alignment, or empty, and for a |workgroup_count|
  * beyond what the device runs in one dispatch; OUT_OF_RANGE when a binding
  * is not within its buffer; FAILED_PRECONDITION unless recording. */
-HALO_API halo_status_t halo_command_buffer_dispatch(
-    halo_command_buffer_t* command_buffer,
-    const halo_dispatch_params_t* params);
+HALO_API HALO_MUST_USE halo_status_t halo_command_buffer_dispatch(
+    halo_command_buffer_t* command_buffer, const halo_dispatch_params_t*
+    params);
 
 #endif /* HALO_COMMAND_BUFFER_H_ */

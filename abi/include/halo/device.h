@@ -166,20 +166,20 @@ HALO_API void halo_device_release(halo_device_t* device);
 /* Fills |out_info| with what identifies the device (see the top of this
  * file for struct_size). Borrows |device|. Thread-safe. Returns
  * INVALID_ARGUMENT for an |out_info->struct_size| below 4. */
-HALO_API halo_status_t halo_device_query_info(halo_device_t* device,
-                                              halo_device_info_t* out_info);
+HALO_API HALO_MUST_USE halo_status_t halo_device_query_info(
+    halo_device_t* device, halo_device_info_t* out_info);
 /* Fills |out_capabilities| with the device's features, limits, memory types
  * and executable formats (see the top of this file for struct_size). Borrows
  * |device|. Thread-safe. Returns INVALID_ARGUMENT for an
  * |out_capabilities->struct_size| below 4. */
-HALO_API halo_status_t halo_device_query_capabilities(
+HALO_API HALO_MUST_USE halo_status_t halo_device_query_capabilities(
     halo_device_t* device, halo_device_capabilities_t* out_capabilities);
 
 /* Stores in |out_compatibility| what |device| can do with |semaphore|, which
  * may belong to any device of any plugin: HALO_SEMAPHORE_COMPATIBILITY_ALL
  * for the device's own semaphores, at least HOST_WAIT | HOST_SIGNAL for
  * others. Borrows both. Thread-safe. */
-HALO_API halo_status_t halo_device_semaphore_compatibility(
+HALO_API HALO_MUST_USE halo_status_t halo_device_semaphore_compatibility(
     halo_device_t* device, halo_semaphore_t* semaphore,
     halo_semaphore_compatibility_t* out_compatibility);
 
@@ -206,15 +206,15 @@ HALO_API halo_status_t halo_device_semaphore_compatibility(
  * command buffer of another device or plugin; FAILED_PRECONDITION for a
  * command buffer not ended, or a ONE_SHOT one submitted before or listed
  * twice (see command_buffer.h); RESOURCE_EXHAUSTED when memory runs out. */
-HALO_API halo_status_t halo_device_queue_execute(
+HALO_API HALO_MUST_USE halo_status_t halo_device_queue_execute(
     halo_device_t* device, const halo_queue_execute_info_t* info);
 
 /* Asks the queues in |affinity| to start work that is submitted and ready
  * now, where a device would otherwise gather more first. Submitted work
  * starts without it; it never blocks on device work and orders nothing.
  * Borrows |device|. Thread-safe. */
-HALO_API halo_status_t halo_device_queue_flush(halo_device_t* device,
-                                               halo_queue_affinity_t affinity);
+HALO_API HALO_MUST_USE halo_status_t halo_device_queue_flush(
+    halo_device_t* device, halo_queue_affinity_t affinity);
 
 /* Blocks until every submission made to |device| before the call is done
  * (OK), or |deadline| passes (DEADLINE_EXCEEDED). A submission is done once
@@ -222,7 +222,7 @@ HALO_API halo_status_t halo_device_queue_flush(halo_device_t* device,
  * here. One still waiting for a semaphore is not done, so a wait that is
  * never signalled blocks until |deadline|. HALO_DEADLINE_INFINITE_PAST polls
  * without blocking. Borrows |device|. Thread-safe. */
-HALO_API halo_status_t halo_device_wait_idle(halo_device_t* device,
-                                             halo_time_ns_t deadline);
+HALO_API HALO_MUST_USE halo_status_t halo_device_wait_idle(
+    halo_device_t* device, halo_time_ns_t deadline);
 
 #endif /* HALO_DEVICE_H_ */

@@ -60,20 +60,20 @@ HALO_API void halo_driver_retain(halo_driver_t* driver);
 HALO_API void halo_driver_release(halo_driver_t* driver);
 
 /* Fills |out_info| (caller sets struct_size). Borrows |driver|. */
-HALO_API halo_status_t halo_driver_query_info(halo_driver_t* driver,
-                                              halo_driver_info_t* out_info);
+HALO_API HALO_MUST_USE halo_status_t halo_driver_query_info(
+    halo_driver_t* driver, halo_driver_info_t* out_info);
 
 /* Stores the number of devices in |out_count|, enumerated now. Borrows
  * |driver|. Thread-safe. Returns INTERNAL naming the plugin when it reports
  * more than 65536 devices (libhalo's bound for one driver). */
-HALO_API halo_status_t halo_driver_device_count(halo_driver_t* driver,
-                                                size_t* out_count);
+HALO_API HALO_MUST_USE halo_status_t halo_driver_device_count(
+    halo_driver_t* driver, size_t* out_count);
 
 /* Fills |out_info| (caller sets struct_size) for device |index| of a fresh
  * enumeration ordered by type (discrete GPU first, CPU last), then name.
  * Returns OUT_OF_RANGE for an index past the end; INTERNAL naming the plugin
  * when it reports more than 65536 devices. Borrows |driver|. */
-HALO_API halo_status_t halo_driver_query_device_info(
+HALO_API HALO_MUST_USE halo_status_t halo_driver_query_device_info(
     halo_driver_t* driver, size_t index, halo_device_info_t* out_info);
 
 /* Creates the device |device_id| (from its info); a new reference in
@@ -82,8 +82,8 @@ HALO_API halo_status_t halo_driver_query_device_info(
  * HALO_DEVICE_PARAMS_FLAGS_KNOWN; INTERNAL naming the plugin when it hands
  * over a device that breaks the ABI (see object.h). Borrows |driver|.
  * Thread-safe. */
-HALO_API halo_status_t halo_driver_create_device(
-    halo_driver_t* driver, halo_device_id_t device_id,
-    const halo_device_params_t* params, halo_device_t** out_device);
+HALO_API HALO_MUST_USE halo_status_t halo_driver_create_device(
+    halo_driver_t* driver, halo_device_id_t device_id, const
+    halo_device_params_t* params, halo_device_t** out_device);
 
 #endif /* HALO_DRIVER_H_ */

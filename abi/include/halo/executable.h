@@ -99,7 +99,7 @@ typedef struct halo_executable_vtable_t {
  * HALO_DEVICE_FEATURE_DISPATCH; RESOURCE_EXHAUSTED when memory runs out;
  * INTERNAL naming the plugin if it hands over an executable that breaks the
  * ABI (see object.h). */
-HALO_API halo_status_t halo_executable_create(
+HALO_API HALO_MUST_USE halo_status_t halo_executable_create(
     halo_device_t* device, const halo_executable_params_t* params,
     halo_executable_t** out_executable);
 /* Adds a reference to |executable|. Accepts NULL. Thread-safe. */
@@ -110,21 +110,21 @@ HALO_API void halo_executable_release(halo_executable_t* executable);
 /* Stores the number of entry points, at least 1, in |out_count|. Borrows
  * |executable|. Thread-safe. Returns INVALID_ARGUMENT for a bad handle or a
  * NULL |out_count|. */
-HALO_API halo_status_t halo_executable_entry_point_count(
+HALO_API HALO_MUST_USE halo_status_t halo_executable_entry_point_count(
     halo_executable_t* executable, uint32_t* out_count);
 /* Fills |out_info| with entry point |ordinal| (the caller sets struct_size,
  * at least 4; see halo_entry_point_info_t). Borrows |executable|.
  * Thread-safe. Returns OUT_OF_RANGE when |ordinal| is not below the entry
  * point count; INVALID_ARGUMENT for a bad handle, a NULL |out_info| or a
  * struct_size below 4. */
-HALO_API halo_status_t halo_executable_query_entry_point(
-    halo_executable_t* executable, uint32_t ordinal,
-    halo_entry_point_info_t* out_info);
+HALO_API HALO_MUST_USE halo_status_t halo_executable_query_entry_point(
+    halo_executable_t* executable, uint32_t ordinal, halo_entry_point_info_t*
+    out_info);
 /* Stores in |out_ordinal| the number of the entry point named exactly
  * |name|. Borrows both. Thread-safe. Returns NOT_FOUND when no entry point
  * has that name; INVALID_ARGUMENT for a bad handle or a NULL |name| or
  * |out_ordinal|. */
-HALO_API halo_status_t halo_executable_lookup_entry_point(
+HALO_API HALO_MUST_USE halo_status_t halo_executable_lookup_entry_point(
     halo_executable_t* executable, const char* name, uint32_t* out_ordinal);
 
 #endif /* HALO_EXECUTABLE_H_ */

@@ -61,7 +61,7 @@ typedef struct halo_registry_options_t {
  * INVALID_ARGUMENT for a NULL |out_registry| or malformed options: a
  * struct_size below 8, NULL paths, or flag bits outside
  * HALO_REGISTRY_FLAGS_KNOWN. */
-HALO_API halo_status_t halo_registry_create(
+HALO_API HALO_MUST_USE halo_status_t halo_registry_create(
     const halo_registry_options_t* options, halo_registry_t** out_registry);
 
 /* Destroys |registry|. Accepts NULL. Objects obtained from it stay valid. */
@@ -97,38 +97,35 @@ typedef struct halo_plugin_record_t {
 } halo_plugin_record_t;
 
 /* Number of plugins considered (loaded or skipped), in load order. */
-HALO_API halo_status_t halo_registry_plugin_count(halo_registry_t* registry,
-                                                  size_t* out_count);
+HALO_API HALO_MUST_USE halo_status_t halo_registry_plugin_count(
+    halo_registry_t* registry, size_t* out_count);
 /* Fills |out_record| (caller sets struct_size) for plugin |index|. */
-HALO_API halo_status_t halo_registry_plugin_record(
+HALO_API HALO_MUST_USE halo_status_t halo_registry_plugin_record(
     halo_registry_t* registry, size_t index, halo_plugin_record_t* out_record);
 
 /* Number of loaded drivers, ordered by priority (high first), then name. */
-HALO_API halo_status_t halo_registry_driver_count(halo_registry_t* registry,
-                                                  size_t* out_count);
+HALO_API HALO_MUST_USE halo_status_t halo_registry_driver_count(
+    halo_registry_t* registry, size_t* out_count);
 /* Returns a new reference to driver |index| in |out_driver|. */
-HALO_API halo_status_t halo_registry_driver(halo_registry_t* registry,
-                                            size_t index,
-                                            halo_driver_t** out_driver);
+HALO_API HALO_MUST_USE halo_status_t halo_registry_driver(
+    halo_registry_t* registry, size_t index, halo_driver_t** out_driver);
 /* Returns a new reference to the driver of the plugin called |name|, or
  * NOT_FOUND. */
-HALO_API halo_status_t halo_registry_find_driver(halo_registry_t* registry,
-                                                 const char* name,
-                                                 halo_driver_t** out_driver);
+HALO_API HALO_MUST_USE halo_status_t halo_registry_find_driver(
+    halo_registry_t* registry, const char* name, halo_driver_t** out_driver);
 
 /* Every device of every driver, as of the scan, ordered by driver priority,
  * then device type, then name. */
-HALO_API halo_status_t halo_registry_device_count(halo_registry_t* registry,
-                                                  size_t* out_count);
+HALO_API HALO_MUST_USE halo_status_t halo_registry_device_count(
+    halo_registry_t* registry, size_t* out_count);
 /* Fills |out_info| (caller sets struct_size) for device |index| and, when
  * |out_driver_index| is not NULL, the index of its driver. */
-HALO_API halo_status_t halo_registry_device_info(halo_registry_t* registry,
-                                                 size_t index,
-                                                 halo_device_info_t* out_info,
-                                                 size_t* out_driver_index);
+HALO_API HALO_MUST_USE halo_status_t halo_registry_device_info(
+    halo_registry_t* registry, size_t index, halo_device_info_t* out_info,
+    size_t* out_driver_index);
 /* Creates device |index|; a new reference in |out_device|. Checks |params|
  * and the device as halo_driver_create_device does. */
-HALO_API halo_status_t halo_registry_create_device(
+HALO_API HALO_MUST_USE halo_status_t halo_registry_create_device(
     halo_registry_t* registry, size_t index, const halo_device_params_t* params,
     halo_device_t** out_device);
 

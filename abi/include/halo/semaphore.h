@@ -139,10 +139,9 @@ typedef uint64_t halo_semaphore_flags_t;
  * |initial_value| > HALO_SEMAPHORE_MAX_VALUE or |flags| has bits outside
  * HALO_SEMAPHORE_FLAGS_KNOWN; INTERNAL naming the plugin if the plugin hands
  * over a semaphore that breaks the ABI (see halo_driver_create_device). */
-HALO_API halo_status_t halo_semaphore_create(halo_device_t* device,
-                                             uint64_t initial_value,
-                                             halo_semaphore_flags_t flags,
-                                             halo_semaphore_t** out_semaphore);
+HALO_API HALO_MUST_USE halo_status_t halo_semaphore_create(
+    halo_device_t* device, uint64_t initial_value, halo_semaphore_flags_t flags,
+    halo_semaphore_t** out_semaphore);
 /* Retains |semaphore|. Accepts NULL. */
 HALO_API void halo_semaphore_retain(halo_semaphore_t* semaphore);
 /* Releases |semaphore|. Accepts NULL. Work in flight keeps its own references. */
@@ -152,30 +151,29 @@ HALO_API void halo_semaphore_release(halo_semaphore_t* semaphore);
  * Thread-safe. Returns INVALID_ARGUMENT for a NULL or wrong-type handle or a
  * NULL |out_value|; a copy of the failure status (and a failure value) if the
  * semaphore failed. */
-HALO_API halo_status_t halo_semaphore_query(halo_semaphore_t* semaphore,
-                                            uint64_t* out_value);
+HALO_API HALO_MUST_USE halo_status_t halo_semaphore_query(
+    halo_semaphore_t* semaphore, uint64_t* out_value);
 
 /* Sets the payload to |value| and wakes every waiter and timepoint it reaches.
  * Borrows |semaphore|. Thread-safe. Returns INVALID_ARGUMENT (payload
  * unchanged) if |value| is not greater than the payload or is above
  * HALO_SEMAPHORE_MAX_VALUE; a copy of the failure status if failed. */
-HALO_API halo_status_t halo_semaphore_signal(halo_semaphore_t* semaphore,
-                                             uint64_t value);
+HALO_API HALO_MUST_USE halo_status_t halo_semaphore_signal(
+    halo_semaphore_t* semaphore, uint64_t value);
 
 /* Fails |semaphore|; takes ownership of |status|. The first failure wins and
  * later ones are freed. Every waiter and timepoint wakes with the failure.
  * Returns INVALID_ARGUMENT for a bad handle or an OK (NULL) status, freeing
  * |status|. */
-HALO_API halo_status_t halo_semaphore_fail(halo_semaphore_t* semaphore,
-                                           halo_status_t status);
+HALO_API HALO_MUST_USE halo_status_t halo_semaphore_fail(
+    halo_semaphore_t* semaphore, halo_status_t status);
 
 /* Blocks until the payload is >= |value| (OK), |deadline| passes
  * (DEADLINE_EXCEEDED) or the semaphore fails (a copy of the failure status).
  * HALO_DEADLINE_INFINITE_PAST polls: it never blocks and never allocates.
  * Borrows |semaphore|. Thread-safe. */
-HALO_API halo_status_t halo_semaphore_wait(halo_semaphore_t* semaphore,
-                                           uint64_t value,
-                                           halo_time_ns_t deadline);
+HALO_API HALO_MUST_USE halo_status_t halo_semaphore_wait(
+    halo_semaphore_t* semaphore, uint64_t value, halo_time_ns_t deadline);
 
 /* Waits on |count| (semaphore, value) pairs: ALL or ANY per |mode|. An empty
  * list is OK at once. Semaphores of different devices and plugins may be mixed.
@@ -183,16 +181,15 @@ HALO_API halo_status_t halo_semaphore_wait(halo_semaphore_t* semaphore,
  * returns a copy of its failure status, in ANY mode too while another pair is
  * reached (a wait that has already returned OK is not undone by a later
  * failure). Borrows every semaphore. Thread-safe. */
-HALO_API halo_status_t halo_semaphores_wait(halo_wait_mode_t mode, size_t count,
-                                            halo_semaphore_t* const* semaphores,
-                                            const uint64_t* values,
-                                            halo_time_ns_t deadline);
+HALO_API HALO_MUST_USE halo_status_t halo_semaphores_wait(
+    halo_wait_mode_t mode, size_t count, halo_semaphore_t* const* semaphores,
+    const uint64_t* values, halo_time_ns_t deadline);
 
 /* Registers |timepoint| (see halo_timepoint_t) on |semaphore|, which must stay
  * alive until the callback ran or the timepoint was cancelled. Returns
  * INVALID_ARGUMENT for a bad handle, a NULL timepoint or callback, a small
  * struct_size, or a value above MAX. */
-HALO_API halo_status_t halo_semaphore_acquire_timepoint(
+HALO_API HALO_MUST_USE halo_status_t halo_semaphore_acquire_timepoint(
     halo_semaphore_t* semaphore, halo_timepoint_t* timepoint);
 
 /* Cancels |timepoint|. Race-free: on return the callback has either run to
@@ -206,8 +203,8 @@ HALO_API halo_status_t halo_semaphore_acquire_timepoint(
  * any callback, for a timepoint another thread may be dispatching (see
  * halo_timepoint_callback_t). Returns INVALID_ARGUMENT for a bad handle or a
  * NULL |timepoint|. */
-HALO_API halo_status_t halo_semaphore_cancel_timepoint(
-    halo_semaphore_t* semaphore, halo_timepoint_t* timepoint,
-    bool* out_cancelled);
+HALO_API HALO_MUST_USE halo_status_t halo_semaphore_cancel_timepoint(
+    halo_semaphore_t* semaphore, halo_timepoint_t* timepoint, bool*
+    out_cancelled);
 
 #endif /* HALO_SEMAPHORE_H_ */

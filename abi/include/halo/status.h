@@ -51,17 +51,18 @@ typedef struct halo_status_s* halo_status_t;
  * Returns NULL (OK) when |code| is HALO_STATUS_OK. Never fails: when memory is
  * exhausted, a preallocated RESOURCE_EXHAUSTED status is returned instead.
  * Thread-safe. */
-HALO_API halo_status_t halo_status_create(halo_status_code_t code,
-                                          const char* message);
+HALO_API HALO_MUST_USE halo_status_t halo_status_create(
+    halo_status_code_t code, const char* message);
 
 /* Returns an immortal status with |code| and the code's description as its
  * message, without allocating: for hot paths such as a poll that misses. Free
  * and clone accept it like any status. Returns NULL for HALO_STATUS_OK. */
-HALO_API halo_status_t halo_status_from_code(halo_status_code_t code);
+HALO_API HALO_MUST_USE halo_status_t halo_status_from_code(
+    halo_status_code_t code);
 
 /* Like halo_status_create with a printf-style message. */
-HALO_API halo_status_t halo_status_format(halo_status_code_t code,
-                                          const char* format, ...)
+HALO_API HALO_MUST_USE halo_status_t halo_status_format(
+    halo_status_code_t code, const char* format, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -69,7 +70,7 @@ HALO_API halo_status_t halo_status_format(halo_status_code_t code,
 
 /* Returns a new status with the same code and message as |status| (borrowed).
  * Returns NULL for NULL. */
-HALO_API halo_status_t halo_status_clone(halo_status_t status);
+HALO_API HALO_MUST_USE halo_status_t halo_status_clone(halo_status_t status);
 
 /* Takes ownership of |status| and frees it. Accepts NULL. A status libhalo
  * did not create (a plugin made it itself instead of through the host
@@ -95,7 +96,7 @@ HALO_API const char* halo_status_code_description(halo_status_code_t code);
 
 /* Returns a new status (or NULL) and frees |status|: the message becomes
  * "|prefix|: <old message>", the code is kept. Takes ownership of |status|. */
-HALO_API halo_status_t halo_status_annotate(halo_status_t status,
-                                            const char* prefix);
+HALO_API HALO_MUST_USE halo_status_t halo_status_annotate(
+    halo_status_t status, const char* prefix);
 
 #endif /* HALO_STATUS_H_ */
