@@ -1,5 +1,6 @@
 // halo-info's report as JSON: the same report as the text, field by field as
 // tools/README.md documents it.
+#include <cstdint>
 #include <string>
 
 #include "halo_info_json.hpp"
@@ -37,17 +38,36 @@ Json capabilities_json(const halo_device_capabilities_t& caps) {
   return json;
 }
 
+// A member of ABI 1.2: null when the plugin does not report it (0: built
+// for an older ABI, or the device lacks the feature); the type's largest
+// value, which means no limit, stays a number.
+Json reported(std::uint64_t value) {
+  return value == 0 ? Json(nullptr) : Json(value);
+}
+
+Json reported(const std::uint32_t (&values)[3]) {
+  if (values[0] == 0 && values[1] == 0 && values[2] == 0) return Json(nullptr);
+  return Json::array({values[0], values[1], values[2]});
+}
+
 Json limits_json(const halo_device_capabilities_t& caps) {
   Json json;
   json["max_buffer_size"] = caps.max_buffer_size;
   json["min_buffer_alignment"] = caps.min_buffer_alignment;
   json["max_semaphore_value_difference"] = caps.max_semaphore_value_difference;
+  json["max_workgroup_size"] = reported(caps.max_workgroup_size);
+  json["max_workgroup_invocations"] = reported(caps.max_workgroup_invocations);
+  json["max_workgroup_count"] = reported(caps.max_workgroup_count);
+  json["max_workgroup_count_total"] = reported(caps.max_workgroup_count_total);
+  json["max_binding_count"] = reported(caps.max_binding_count);
+  json["max_constant_size"] = reported(caps.max_constant_size);
   return json;
 }
 
 Json memory_json(const halo_device_capabilities_t& caps) {
   Json json;
   json["types"] = memory_type_names(caps.memory_types);
+  json["device_memory_size"] = reported(caps.device_memory_size);
   return json;
 }
 
@@ -63,6 +83,8 @@ Json device_json(const DeviceReport& device) {
   json["type"] = device_type_name(info.type);
   json["vendor"] = to_string(info.vendor);
   json["driver_version"] = to_string(info.driver_version);
+  json["native_api"] = or_null(to_string(info.native_api));
+  json["compute_units"] = reported(info.compute_units);
   json["vendor_id"] = info.vendor_id;
   json["native_device_id"] = info.native_device_id;
   json["uuid"] = uuid_string(info.uuid);

@@ -3,6 +3,9 @@
 // skipped; a device is numbered as its driver numbers it, the index
 // `halo-cts --device` takes.
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -49,6 +52,33 @@ void print_plugin(std::ostream& out, const PluginRecord& plugin) {
   field(out, 4, "priority", std::to_string(plugin.priority));
 }
 
+// A limit of ABI 1.2: 0 is one the plugin does not report (built for an
+// older ABI, or the device lacks the feature), the type's largest value is
+// no limit.
+template <typename T>
+std::string limit_text(T value) {
+  if (value == 0) return "(not reported)";
+  if (value == std::numeric_limits<T>::max()) return "no limit";
+  return std::to_string(value);
+}
+
+std::string limit_text(const std::uint32_t (&values)[3]) {
+  if (values[0] == 0 && values[1] == 0 && values[2] == 0) {
+    return "(not reported)";
+  }
+  return limit_text(values[0]) + " x " + limit_text(values[1]) + " x " +
+         limit_text(values[2]);
+}
+
+std::string bytes_text(std::uint64_t bytes) {
+  if (bytes == 0) return "(not reported)";
+  char text[64];
+  std::snprintf(text, sizeof(text), "%llu (%.1f GiB)",
+                static_cast<unsigned long long>(bytes),
+                static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return text;
+}
+
 void print_capabilities(std::ostream& out,
                         const halo_device_capabilities_t& caps) {
   field(out, 6, "queues", std::to_string(caps.queue_count));
@@ -60,6 +90,15 @@ void print_capabilities(std::ostream& out,
         std::to_string(caps.max_semaphore_value_difference));
   field(out, 6, "max buffer size", std::to_string(caps.max_buffer_size));
   field(out, 6, "min buffer alignment", std::to_string(caps.min_buffer_alignment));
+  field(out, 6, "device memory size", bytes_text(caps.device_memory_size));
+  field(out, 6, "max workgroup size", limit_text(caps.max_workgroup_size));
+  field(out, 6, "max workgroup invocations",
+        limit_text(caps.max_workgroup_invocations));
+  field(out, 6, "max workgroup count", limit_text(caps.max_workgroup_count));
+  field(out, 6, "max workgroups per dispatch",
+        limit_text(caps.max_workgroup_count_total));
+  field(out, 6, "max bindings", limit_text(caps.max_binding_count));
+  field(out, 6, "max constant size", limit_text(caps.max_constant_size));
 }
 
 void print_device(std::ostream& out, const DriverReport& driver,
@@ -78,6 +117,8 @@ void print_device(std::ostream& out, const DriverReport& driver,
   field(out, 6, "device id", std::to_string(info.device_id));
   field(out, 6, "vendor", or_none(to_string(info.vendor)));
   field(out, 6, "driver version", or_none(to_string(info.driver_version)));
+  field(out, 6, "native API", or_none(to_string(info.native_api)));
+  field(out, 6, "compute units", limit_text(info.compute_units));
   field(out, 6, "vendor id", hex(info.vendor_id));
   field(out, 6, "native device id", hex(info.native_device_id));
   field(out, 6, "uuid", uuid_string(info.uuid));

@@ -48,6 +48,17 @@ struct Failure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown by skip(); the worker reports it as SKIP with its reason.
+struct Skipped : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Ends the running case as SKIP with |reason|, for a case that finds in the
+// device's reported capabilities that it has nothing to check (a limit the
+// device reports as none, members its plugin's ABI predates). |reason| must
+// say what is missing.
+[[noreturn]] inline void skip(const std::string& reason) { throw Skipped(reason); }
+
 // Returns the reason |needs| are not met by |capabilities| (and the other
 // plugins in |context|), or "" when they are.
 std::string missing_needs(uint64_t needs, const Context& context);

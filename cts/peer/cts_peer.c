@@ -86,6 +86,10 @@ static void peer_describe_device(halo_device_info_t* out_info) {
   peer_copy_string(out_info->driver_version, sizeof(out_info->driver_version),
                    CTS_PEER_VERSION);
   memcpy(out_info->uuid, kUuid, sizeof(kUuid));
+  /* A host device with one queue thread; without buffers or dispatch its
+   * capabilities' memory size and limits stay 0 (halo/device.h). */
+  peer_copy_string(out_info->native_api, sizeof(out_info->native_api), "host");
+  out_info->compute_units = 1;
 }
 
 /* ---- Device ------------------------------------------------------------- */

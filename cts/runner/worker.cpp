@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "../framework/counting_allocator.hpp"
 #include "../framework/cts.hpp"
 #include "manifest_search.hpp"
 
@@ -86,6 +87,8 @@ bool open_plugin(const std::string& plugin, const std::string& peer_path,
                  std::string* out_name, std::string* out_error) {
   halo_registry_options_t options = {};
   options.struct_size = sizeof(options);
+  // Lets the cases of allocation_cases.cpp see what the plugins allocate.
+  options.allocator = counting_allocator();
   const bool by_path = is_plugin_path(plugin);
   std::vector<const char*> paths;
   if (by_path) paths.push_back(plugin.c_str());
@@ -161,6 +164,9 @@ int run_worker(const Options& options) {
       } else {
         c->run(context);
       }
+    } catch (const Skipped& skipped) {
+      verdict = "SKIP";
+      reason = skipped.what();
     } catch (const Failure& failure) {
       verdict = "FAIL";
       reason = failure.what();

@@ -72,6 +72,10 @@ static halo_status_t device_query_capabilities(halo_device_t* base,
   caps.queue_count = 1;
   caps.features = HALO_DEVICE_FEATURE_SEMAPHORES | HALO_DEVICE_FEATURE_QUEUES;
   caps.max_semaphore_value_difference = HALO_SEMAPHORE_MAX_VALUE;
+  /* VENDOR (ABI 1.2): with buffers, device_memory_size (your largest
+   * heap); with dispatch, the workgroup, binding and constant limits that
+   * your executables and dispatches enforce (halo/device.h). The template
+   * has neither, so they stay 0. */
   template_copy_out(out_caps, out_caps->struct_size, &caps, sizeof(caps));
   return HALO_OK;
 }

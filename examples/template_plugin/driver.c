@@ -34,6 +34,11 @@ static void driver_describe_device(template_driver_t* driver, size_t index,
   template_copy_string(out_info->driver_version, sizeof(out_info->driver_version),
                        TEMPLATE_PLUGIN_VERSION);
   memcpy(out_info->uuid, kUuid, sizeof(kUuid));
+  /* VENDOR (ABI 1.2): your native API and its version ("Vulkan 1.3.255"),
+   * and the units your device runs workgroups on. The template runs on the
+   * host, on one worker thread. */
+  template_copy_string(out_info->native_api, sizeof(out_info->native_api), "host");
+  out_info->compute_units = 1;
 }
 
 /* ---- Vtable ------------------------------------------------------------------- */

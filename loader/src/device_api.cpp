@@ -159,6 +159,7 @@ halo_status_t halo_device_query_info(halo_device_t* device,
   info.name[sizeof(info.name) - 1] = '\0';
   info.vendor[sizeof(info.vendor) - 1] = '\0';
   info.driver_version[sizeof(info.driver_version) - 1] = '\0';
+  info.native_api[sizeof(info.native_api) - 1] = '\0';
   info.struct_size = sizeof(info);
   return copy_out(info, out_info, kFunction);
 }

@@ -26,15 +26,24 @@ void host_release(halo_object_t* object) { release_object(object); }
 }  // namespace
 
 halo_host_interface_t make_host_interface(
-    void* self, void (*log)(void* self, halo_log_level_t level,
-                            const char* message)) {
+    void* self,
+    void (*log)(void* self, halo_log_level_t level, const char* message),
+    const halo_allocator_t* allocator) {
   halo_host_interface_t host = {};
   host.struct_size = sizeof(host);
   host.abi_version = HALO_ABI_VERSION;
   host.self = self;
+  // The plugin sees a whole halo_allocator_t of this header, whatever size
+  // the application's was: only the 1.0 members exist, and they were given.
   host.allocator.struct_size = sizeof(host.allocator);
-  host.allocator.allocate = host_allocate;
-  host.allocator.free = host_free;
+  if (allocator != nullptr) {
+    host.allocator.self = allocator->self;
+    host.allocator.allocate = allocator->allocate;
+    host.allocator.free = allocator->free;
+  } else {
+    host.allocator.allocate = host_allocate;
+    host.allocator.free = host_free;
+  }
   host.status_create = halo_status_create;
   host.status_format = halo_status_format;
   host.status_clone = halo_status_clone;

@@ -66,6 +66,11 @@ class PluginSemaphores final : public sdk::MultiWaitSemaphores {
 };
 
 // libhalo's own host interface, for the SDK's wait: statuses and memory.
+// Its allocator is libhalo's, never a registry's: the semaphores of a mixed
+// wait may come from registries with different allocators (or none), and
+// what it allocates (timepoints past eight pairs, for a blocking wait only)
+// is libhalo's and is freed before the wait returns, like its statuses
+// (halo_registry_options_t::allocator says so).
 sdk::Host own_host() {
   static const halo_host_interface_t host =
       make_host_interface(nullptr, nullptr);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
+#include <vector>
 
 #include "abi_1_0_sizes.hpp"
 #include "host_interface.hpp"
@@ -34,11 +35,14 @@ bool unload_disabled() {
 
 }  // namespace
 
-// A host interface that lives as long as the process, one per library path.
+// The host interfaces of one library path, living as long as the process:
+// |host| with libhalo's allocator, and one per application allocator
+// (|allocator_hosts|, guarded by InternedHosts::mutex). All log as |this|.
 struct InternedHost {
   std::mutex name_mutex;
   std::string name;
   halo_host_interface_t host = {};
+  std::vector<std::unique_ptr<halo_host_interface_t>> allocator_hosts;
 
   // Called by plugins through a C function pointer, so nothing may escape:
   // a log line lost to a lack of memory is the lesser harm.
@@ -73,7 +77,15 @@ InternedHosts& interned_hosts() {
   return *hosts;
 }
 
-InternedHost* intern_host(const std::string& library_path) {
+bool same_allocator(const halo_allocator_t& a, const halo_allocator_t& b) {
+  return a.self == b.self && a.allocate == b.allocate && a.free == b.free;
+}
+
+// Returns the interned host of |library_path| in |out_interned| and its
+// interface for |allocator| (NULL: libhalo's own).
+const halo_host_interface_t* intern_host(const std::string& library_path,
+                                         const halo_allocator_t* allocator,
+                                         InternedHost** out_interned) {
   InternedHosts& hosts = interned_hosts();
   std::lock_guard<std::mutex> lock(hosts.mutex);
   auto& slot = hosts.by_path[library_path];
@@ -81,7 +93,15 @@ InternedHost* intern_host(const std::string& library_path) {
     slot = std::make_unique<InternedHost>();
     slot->host = make_host_interface(slot.get(), &InternedHost::log);
   }
-  return slot.get();
+  *out_interned = slot.get();
+  if (allocator == nullptr) return &slot->host;
+  for (const auto& host : slot->allocator_hosts) {
+    if (same_allocator(host->allocator, *allocator)) return host.get();
+  }
+  slot->allocator_hosts.reserve(slot->allocator_hosts.size() + 1);
+  slot->allocator_hosts.push_back(std::make_unique<halo_host_interface_t>(
+      make_host_interface(slot.get(), &InternedHost::log, allocator)));
+  return slot->allocator_hosts.back().get();
 }
 
 }  // namespace
@@ -96,8 +116,10 @@ void LoadErrorCapture::record(const char* message) {
   if (t_capture != nullptr) t_capture->last_error_ = message;
 }
 
-PluginModule::PluginModule(void* handle, const std::string& library_path)
-    : handle_(handle), host_(intern_host(library_path)) {}
+PluginModule::PluginModule(void* handle, const std::string& library_path,
+                           const halo_allocator_t* allocator)
+    : handle_(handle),
+      host_interface_(intern_host(library_path, allocator, &host_)) {}
 
 void PluginModule::set_name(const std::string& name) {
   std::lock_guard<std::mutex> lock(host_->name_mutex);
@@ -109,6 +131,7 @@ PluginModule::~PluginModule() {
 }
 
 std::shared_ptr<PluginModule> PluginModule::open(const std::string& path,
+                                                 const halo_allocator_t* allocator,
                                                  halo_status_t* out_status) {
   dlerror();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -124,7 +147,7 @@ std::shared_ptr<PluginModule> PluginModule::open(const std::string& path,
   // the module's destructor does, exactly once.
   std::unique_ptr<PluginModule> module;
   try {
-    module.reset(new PluginModule(handle, path));
+    module.reset(new PluginModule(handle, path, allocator));
   } catch (...) {
     dlclose(handle);
     throw;
@@ -144,7 +167,7 @@ halo_status_t PluginModule::query() {
   params.struct_size = sizeof(params);
   params.abi_version_min = HALO_MAKE_VERSION(HALO_ABI_VERSION_MAJOR, 0);
   params.abi_version_max = HALO_ABI_VERSION;
-  params.host = &host_->host;
+  params.host = host_interface_;
   auto query_fn = reinterpret_cast<halo_plugin_query_fn_t>(symbol);
   LoadErrorCapture capture;
   const halo_plugin_descriptor_t* descriptor = query_fn(&params);
@@ -187,7 +210,7 @@ halo_status_t PluginModule::create_driver(const char* function,
                                           halo_driver_t** out_driver) {
   *out_driver = nullptr;
   halo_status_t status = call_plugin(function, descriptor_->create_driver,
-                                     &host_->host, out_driver);
+                                     host_interface_, out_driver);
   if (status != nullptr) {
     return halo_status_annotate(status, "create_driver failed");
   }

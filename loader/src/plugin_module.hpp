@@ -2,10 +2,14 @@
 // stays loaded while the registry that loaded it or the plugin's driver lives
 // (DESIGN.md §6, "Unloading").
 //
-// The host interface a plugin receives is interned per library path and lives
-// for the whole process: two registries may load the same library (dlopen
-// returns one mapping), and a plugin keeps the interface it was given in a
-// global, so it must never dangle.
+// The host interface a plugin receives is interned per library path and
+// allocator, and lives for the whole process: two registries may load the
+// same library (dlopen returns one mapping), and a plugin keeps the interface
+// it was given in a global, so it must never dangle. Registries with
+// different allocators (halo_registry_options_t) give the library different
+// interfaces, each one's objects keeping their own; one interface is kept
+// per distinct allocator, so the count grows only with the allocators an
+// application uses.
 #pragma once
 
 #include <memory>
@@ -18,9 +22,11 @@ namespace halo::loader {
 
 class PluginModule {
  public:
-  // dlopens |library_path|. On failure returns NULL and stores a status in
-  // |out_status| (UNAVAILABLE with dlerror's text).
+  // dlopens |library_path|, whose plugin will take its host memory from
+  // |allocator| (checked; NULL for libhalo's own). On failure returns NULL
+  // and stores a status in |out_status| (UNAVAILABLE with dlerror's text).
   static std::shared_ptr<PluginModule> open(const std::string& library_path,
+                                            const halo_allocator_t* allocator,
                                             halo_status_t* out_status);
   ~PluginModule();
   PluginModule(const PluginModule&) = delete;
@@ -44,12 +50,16 @@ class PluginModule {
   void set_name(const std::string& name);
 
  private:
-  PluginModule(void* handle, const std::string& library_path);
+  PluginModule(void* handle, const std::string& library_path,
+               const halo_allocator_t* allocator);
 
   void* handle_ = nullptr;
   const halo_plugin_descriptor_t* descriptor_ = nullptr;
   uint32_t declared_abi_version_ = 0;
+  // The library's name and log; |host_interface_| is its interface for this
+  // module's allocator.
   struct InternedHost* host_ = nullptr;
+  const halo_host_interface_t* host_interface_ = nullptr;
 };
 
 // While alive on a thread, collects the last error the plugin being loaded

@@ -1,7 +1,9 @@
 // The registry's public C API.
+#include <cstddef>
 #include <cstring>
 #include <memory>
 
+#include "abi_1_0_sizes.hpp"
 #include "api_guard.hpp"
 #include "check.hpp"
 #include "device_creation.hpp"
@@ -43,6 +45,62 @@ halo_status_t check_index(size_t index, size_t count, const char* function,
                             count, what);
 }
 
+// Checks the application's allocator (NULL: libhalo's own), which every
+// plugin of the registry will call unchecked.
+halo_status_t check_allocator(const halo_allocator_t* allocator,
+                              const char* function) {
+  if (allocator == nullptr) return nullptr;
+  const uint32_t minimum = halo::loader::abi_1_0_size<halo_allocator_t>;
+  if (allocator->struct_size < minimum) {
+    return halo_status_format(
+        HALO_STATUS_INVALID_ARGUMENT,
+        "%s: options->allocator->struct_size %u is below ABI 1.0's %u",
+        function, allocator->struct_size, minimum);
+  }
+  if (allocator->allocate == nullptr) {
+    return null_argument(function, "options->allocator->allocate");
+  }
+  if (allocator->free == nullptr) {
+    return null_argument(function, "options->allocator->free");
+  }
+  return nullptr;
+}
+
+// Copies and checks the members of |options| its struct_size covers into
+// |effective| (zeroed, of this header's size); the others keep their
+// defaults, so options of ABI 1.0 or 1.1 work unchanged.
+halo_status_t read_options(const halo_registry_options_t& options,
+                           const char* function,
+                           halo_registry_options_t* effective) {
+  if (options.struct_size < sizeof(uint32_t) * 2) {
+    return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                              "%s: options->struct_size %u is too small",
+                              function, options.struct_size);
+  }
+  std::memcpy(effective, &options,
+              options.struct_size < sizeof(*effective) ? options.struct_size
+                                                       : sizeof(*effective));
+  effective->struct_size = sizeof(*effective);
+  // A struct_size that ends inside the pointer gives no allocator (the
+  // copy above may have taken part of its bytes).
+  constexpr size_t kAllocatorEnd = offsetof(halo_registry_options_t, allocator) +
+                                   sizeof(effective->allocator);
+  if (options.struct_size < kAllocatorEnd) effective->allocator = nullptr;
+  HALO_RETURN_IF_ERROR(halo::loader::check_known_flags(
+      effective->flags, HALO_REGISTRY_FLAGS_KNOWN, function, "options->flags"));
+  if (effective->plugin_path_count > 0 && effective->plugin_paths == nullptr) {
+    return null_argument(function, "options->plugin_paths");
+  }
+  for (size_t i = 0; i < effective->plugin_path_count; ++i) {
+    if (effective->plugin_paths[i] == nullptr) {
+      return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                                "%s: options->plugin_paths[%zu] is NULL",
+                                function, i);
+    }
+  }
+  return check_allocator(effective->allocator, function);
+}
+
 }  // namespace
 
 extern "C" {
@@ -55,27 +113,7 @@ halo_status_t halo_registry_create(const halo_registry_options_t* options,
   halo_registry_options_t effective = {};
   effective.struct_size = sizeof(effective);
   if (options != nullptr) {
-    if (options->struct_size < sizeof(uint32_t) * 2) {
-      return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
-                                "%s: options->struct_size %u is too small",
-                                kFunction, options->struct_size);
-    }
-    std::memcpy(&effective, options,
-                options->struct_size < sizeof(effective) ? options->struct_size
-                                                         : sizeof(effective));
-    HALO_RETURN_IF_ERROR(halo::loader::check_known_flags(
-        effective.flags, HALO_REGISTRY_FLAGS_KNOWN, kFunction,
-        "options->flags"));
-    if (effective.plugin_path_count > 0 && effective.plugin_paths == nullptr) {
-      return null_argument(kFunction, "options->plugin_paths");
-    }
-    for (size_t i = 0; i < effective.plugin_path_count; ++i) {
-      if (effective.plugin_paths[i] == nullptr) {
-        return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
-                                  "%s: options->plugin_paths[%zu] is NULL",
-                                  kFunction, i);
-      }
-    }
+    HALO_RETURN_IF_ERROR(read_options(*options, kFunction, &effective));
   }
   halo::loader::refresh_log_level();
   // Owned until the scan is complete: a throw releases every driver it

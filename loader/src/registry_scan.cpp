@@ -104,8 +104,13 @@ using DriverRef = std::unique_ptr<halo_driver_t, DriverReleaser>;
 
 class Scanner {
  public:
-  Scanner(halo_registry_t* registry, Filters filters)
-      : registry_(registry), filters_(std::move(filters)) {}
+  // |allocator| (checked; NULL for libhalo's own) is the one every plugin
+  // loaded takes its host memory from.
+  Scanner(halo_registry_t* registry, Filters filters,
+          const halo_allocator_t* allocator)
+      : registry_(registry),
+        filters_(std::move(filters)),
+        allocator_(allocator) {}
 
   // Loads |candidate| or records why not. Throws only when the record
   // itself cannot be stored (out of memory).
@@ -123,6 +128,7 @@ class Scanner {
 
   halo_registry_t* registry_;
   Filters filters_;
+  const halo_allocator_t* allocator_;
   std::set<std::string> loaded_realpaths_;
   std::set<std::string> loaded_names_;
 };
@@ -170,7 +176,7 @@ halo_status_t Scanner::check_duplicate(Record* record) {
 
 halo_status_t Scanner::load(Record* record, bool filter_after_query) {
   halo_status_t status = nullptr;
-  auto module = PluginModule::open(record->library_path, &status);
+  auto module = PluginModule::open(record->library_path, allocator_, &status);
   if (module == nullptr) return status;
   module->set_name(record->name);
   status = module->query();
@@ -324,7 +330,7 @@ void scan_plugins(const halo_registry_options_t& options,
     filters.disable = split_globs(secure_getenv("HALO_PLUGINS_DISABLE"));
     filters.select = split_globs(secure_getenv("HALO_PLUGINS_SELECT"));
   }
-  Scanner scanner(registry, std::move(filters));
+  Scanner scanner(registry, std::move(filters), options.allocator);
   for (const auto& candidate : discover_candidates(options)) {
     scanner.consider(candidate);
   }

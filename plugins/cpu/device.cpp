@@ -9,6 +9,7 @@
 #include "buffer.hpp"
 #include "command_buffer.hpp"
 #include "executable.hpp"
+#include "halo/cpu_kernel.h"
 #include "halo/sdk/versioned.hpp"
 #include "queue.hpp"
 #include "semaphore.hpp"
@@ -17,14 +18,30 @@
 namespace halo::cpu {
 namespace {
 
-// Half of the physical memory: a buffer larger than that cannot be
-// useful, and refusing it up front (RESOURCE_EXHAUSTED from the shared
-// check) beats an allocation that thrashes or is killed later.
-uint64_t max_buffer_size() {
+// The host's physical memory: the device's only memory heap (2 GiB when
+// the system does not say).
+uint64_t physical_memory_size() {
   long pages = sysconf(_SC_PHYS_PAGES);
   long page_size = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page_size <= 0) return uint64_t{1} << 30;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) / 2;
+  if (pages <= 0 || page_size <= 0) return uint64_t{2} << 30;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+}
+
+// Fills the dispatch limits of ABI 1.2. An entry point is a C function
+// called once per workgroup, which decides itself how much work a call
+// does, so nothing bounds a workgroup's size or a dimension's count; the
+// product of the counts must fit the 64 bits it is counted in
+// (command_buffer.cpp). Parameters are those of the kernel table
+// (halo/cpu_kernel.h), each constant at most 8 bytes.
+void describe_dispatch_limits(halo_device_capabilities_t& caps) {
+  for (int d = 0; d < 3; ++d) {
+    caps.max_workgroup_size[d] = UINT32_MAX;
+    caps.max_workgroup_count[d] = UINT32_MAX;
+  }
+  caps.max_workgroup_invocations = UINT32_MAX;
+  caps.max_workgroup_count_total = UINT64_MAX;
+  caps.max_binding_count = HALO_CPU_MAX_PARAMETERS;
+  caps.max_constant_size = HALO_CPU_MAX_PARAMETERS * sizeof(uint64_t);
 }
 
 halo_device_capabilities_t describe_capabilities() {
@@ -36,11 +53,16 @@ halo_device_capabilities_t describe_capabilities() {
                   HALO_DEVICE_FEATURE_COMMAND_BUFFERS |
                   HALO_DEVICE_FEATURE_DISPATCH;
   caps.max_semaphore_value_difference = HALO_SEMAPHORE_MAX_VALUE;
-  caps.max_buffer_size = max_buffer_size();
+  caps.device_memory_size = physical_memory_size();
+  // Half of the physical memory: a buffer larger than that cannot be
+  // useful, and refusing it up front (RESOURCE_EXHAUSTED from the shared
+  // check) beats an allocation that thrashes or is killed later.
+  caps.max_buffer_size = caps.device_memory_size / 2;
   caps.min_buffer_alignment = kMinBufferAlignment;
   caps.memory_types = kMemoryTypes;
   std::snprintf(caps.executable_formats, sizeof(caps.executable_formats), "%s",
                 kExecutableFormat);
+  describe_dispatch_limits(caps);
   return caps;
 }
 
@@ -171,8 +193,9 @@ halo_status_t Device::create(sdk::Host host, halo_driver_t* driver,
   return sdk::guard(host, [&] {
     Device* device = host.make<Device>(host, driver, info);
     try {
-      device->pool = WorkerPool::create(
-          host, WorkerPool::configured_thread_count(host));
+      // The info reports the pool's threads as the device's compute units.
+      device->info.compute_units = WorkerPool::configured_thread_count(host);
+      device->pool = WorkerPool::create(host, device->info.compute_units);
       device->queue = Queue::create(host, device->pool);
     } catch (...) {
       host.destroy(device);

@@ -6,6 +6,7 @@
 
 #include "device.hpp"
 #include "halo/sdk/versioned.hpp"
+#include "worker_pool.hpp"
 
 namespace halo::cpu {
 namespace {
@@ -48,6 +49,9 @@ halo_device_info_t describe_device() {
   copy_text(info.name, "host CPU");
   read_cpu_model(info.vendor, sizeof(info.vendor));
   copy_text(info.driver_version, kVersion);
+  copy_text(info.native_api, "host");
+  // compute_units is the worker pool's size, which HALO_CPU_WORKERS sets
+  // when a device is made (Device::create): enumerate_devices reads it then.
   return info;
 }
 
@@ -69,8 +73,11 @@ halo_status_t enumerate_devices(halo_driver_t* driver, size_t capacity,
                                 halo_device_info_t* out_infos,
                                 size_t* out_count) {
   Driver* self = Driver::cast(driver);
+  // The pool a device made now would have (see describe_device).
+  halo_device_info_t info = self->device_info;
+  info.compute_units = WorkerPool::configured_thread_count(self->host);
   sdk::enumerate_device_infos(
-      1, [&](size_t) -> const halo_device_info_t& { return self->device_info; },
+      1, [&](size_t) -> const halo_device_info_t& { return info; },
       capacity, info_stride, out_infos, out_count);
   return HALO_OK;
 }

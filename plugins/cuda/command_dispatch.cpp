@@ -7,6 +7,7 @@
 #include "command_buffer.hpp"
 #include "device.hpp"
 #include "executable.hpp"
+#include "halo/sdk/device_limits.hpp"
 
 namespace halo::cuda {
 namespace {
@@ -50,16 +51,9 @@ halo_status_t CommandBuffer::record_dispatch(
         sdk::check_binding(host, i, buffers[i]->facts, binding.offset,
                            &length, device->capabilities().min_buffer_alignment));
   }
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::check_workgroup_count(host, params, device->capabilities()));
   const uint32_t* count = params.workgroup_count;
-  for (int d = 0; d < 3; ++d) {
-    if (count[d] > device->description->max_grid[d]) {
-      return host.make_status(
-          HALO_STATUS_INVALID_ARGUMENT,
-          "%s: params->workgroup_count[%d] %u is above the device's grid "
-          "limit %u",
-          kFunction, d, count[d], device->description->max_grid[d]);
-    }
-  }
   if (count[0] == 0 || count[1] == 0 || count[2] == 0) {
     return HALO_OK;  // No workgroups: nothing to run.
   }

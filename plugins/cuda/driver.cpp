@@ -1,11 +1,13 @@
 // The cuda driver: device enumeration and the driver vtable.
 #include "driver.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
 #include "cuda_status.hpp"
 #include "device.hpp"
+#include "executable.hpp"
 #include "halo/sdk/versioned.hpp"
 
 namespace halo::cuda {
@@ -22,6 +24,38 @@ int attribute(const Api& api, CUdevice device, CUdevice_attribute which) {
     return 0;
   }
   return value;
+}
+
+// An attribute that is a count, at least 1 (an attribute the driver does
+// not know reads 0).
+uint32_t count_attribute(const Api& api, CUdevice device,
+                         CUdevice_attribute which) {
+  return static_cast<uint32_t>(std::max(1, attribute(api, device, which)));
+}
+
+// The dispatch limits of ABI 1.2: a block is a workgroup, the grid the
+// workgroup counts (command_dispatch.cpp checks them through
+// sdk::check_workgroup_count). CUDA limits only each grid dimension.
+// Parameters are PTX .param scalars of at most 8 bytes or pointers, at most
+// kMaxKernelParameters of them (executable.cpp), well within CUDA's 4 KiB
+// of parameters.
+void describe_dispatch_limits(const Api& api, CUdevice device,
+                              halo_device_capabilities_t& caps) {
+  static constexpr CUdevice_attribute kBlock[3] = {
+      CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+      CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
+  static constexpr CUdevice_attribute kGrid[3] = {
+      CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+      CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
+  for (int d = 0; d < 3; ++d) {
+    caps.max_workgroup_size[d] = count_attribute(api, device, kBlock[d]);
+    caps.max_workgroup_count[d] = count_attribute(api, device, kGrid[d]);
+  }
+  caps.max_workgroup_invocations = count_attribute(
+      api, device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  caps.max_workgroup_count_total = UINT64_MAX;
+  caps.max_binding_count = kMaxKernelParameters;
+  caps.max_constant_size = kMaxKernelParameters * sizeof(uint64_t);
 }
 
 halo_status_t describe_device(sdk::Host host, const Api& api, int ordinal,
@@ -77,12 +111,12 @@ halo_status_t describe_device(sdk::Host host, const Api& api, int ordinal,
                       HALO_MEMORY_TYPE_HOST_CACHED;
   std::snprintf(caps.executable_formats, sizeof(caps.executable_formats),
                 "%s", kFormatPtx);
-  out->max_grid[0] = static_cast<uint32_t>(
-      attribute(api, device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X));
-  out->max_grid[1] = static_cast<uint32_t>(
-      attribute(api, device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y));
-  out->max_grid[2] = static_cast<uint32_t>(
-      attribute(api, device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z));
+  caps.device_memory_size = total_memory;
+  std::snprintf(info.native_api, sizeof(info.native_api), "CUDA %d.%d",
+                driver_version / 1000, (driver_version % 1000) / 10);
+  info.compute_units = static_cast<uint32_t>(std::max(
+      1, attribute(api, device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)));
+  describe_dispatch_limits(api, device, caps);
   return HALO_OK;
 }
 

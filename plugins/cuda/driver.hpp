@@ -23,9 +23,8 @@ inline constexpr char kFormatPtx[] = "ptx";
 struct DeviceDescription {
   CUdevice device = 0;
   halo_device_info_t info = {};
+  // Its grid limits too (max_workgroup_count), which dispatches check.
   halo_device_capabilities_t capabilities = {};
-  // Grid limits: workgroup counts a launch may take in x, y and z.
-  uint32_t max_grid[3] = {};
 };
 
 // A driver object; the header comes first so handle and object share an

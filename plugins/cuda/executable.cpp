@@ -71,6 +71,16 @@ halo_status_t describe_entry(sdk::Host host, const PtxEntry& entry,
         "__launch_bounds__(N) (.maxntid) or .reqntid",
         kFunction, entry.display_name.c_str());
   }
+  // The launch arguments live in arrays of kMaxKernelParameters
+  // (max_binding_count in the capabilities).
+  if (entry.parameters.size() > kMaxKernelParameters) {
+    return host.make_status(
+        HALO_STATUS_INVALID_ARGUMENT,
+        "%s: entry point '%s' takes %zu parameters, above the %u the cuda "
+        "plugin takes (the device's max_binding_count)",
+        kFunction, entry.display_name.c_str(), entry.parameters.size(),
+        kMaxKernelParameters);
+  }
   halo_entry_point_info_t& info = out->info;
   info.struct_size = sizeof(info);
   std::snprintf(info.name, sizeof(info.name), "%s",

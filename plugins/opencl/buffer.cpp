@@ -112,12 +112,24 @@ halo_status_t Buffer::region(uint64_t offset, uint64_t length,
 
 namespace {
 
+// The host memory of a CL_MEM_USE_HOST_PTR buffer and the host interface
+// whose allocator it came from: registries may give this library different
+// allocators (halo_registry_options_t::allocator), so the SDK's current
+// host, the last one given, may not be the buffer's.
+struct HostMemory {
+  sdk::Host host;
+  void* memory;
+};
+
 // Frees the host memory of a CL_MEM_USE_HOST_PTR buffer once OpenCL is
 // done with it (the destructor callback runs when the memory object is
 // really deleted, which may be after the last release).
-void CL_CALLBACK free_host_memory(cl_mem, void* memory) {
+void CL_CALLBACK free_host_memory(cl_mem, void* user_data) {
   sdk::pin_library_to_current_thread();
-  sdk::host().deallocate(memory);
+  auto* block = static_cast<HostMemory*>(user_data);
+  const sdk::Host host = block->host;
+  host.deallocate(block->memory);
+  host.destroy(block);
 }
 
 // Creates the cl_mem of a buffer. Host-visible memory is
@@ -132,15 +144,21 @@ halo_status_t create_memory(Device* device, const halo_buffer_params_t& params,
   const size_t size = static_cast<size_t>(params.size);
   cl_mem_flags flags = CL_MEM_READ_WRITE;
   void* host_memory = nullptr;
+  HostMemory* block = nullptr;
   if (params.memory_type & HALO_MEMORY_TYPE_HOST_VISIBLE) {
     if (params.alignment > device->capabilities().min_buffer_alignment) {
       host_memory = host.allocate(size, static_cast<size_t>(params.alignment));
-      if (host_memory == nullptr) {
+      block = static_cast<HostMemory*>(
+          host.allocate(sizeof(HostMemory), alignof(HostMemory)));
+      if (host_memory == nullptr || block == nullptr) {
+        host.deallocate(host_memory);
+        host.deallocate(block);
         return host.make_status(HALO_STATUS_RESOURCE_EXHAUSTED,
                                 "halo_buffer_allocate: out of host memory "
                                 "for %zu bytes",
                                 size);
       }
+      ::new (block) HostMemory{host, host_memory};
       flags |= CL_MEM_USE_HOST_PTR;
     } else {
       flags |= CL_MEM_ALLOC_HOST_PTR;
@@ -151,11 +169,12 @@ halo_status_t create_memory(Device* device, const halo_buffer_params_t& params,
       api.clCreateBuffer(device->context(), flags, size, host_memory, &code);
   if (code == CL_SUCCESS && host_memory != nullptr) {
     code = api.clSetMemObjectDestructorCallback(memory, &free_host_memory,
-                                                host_memory);
+                                                block);
     if (code != CL_SUCCESS) api.clReleaseMemObject(memory);
   }
   if (code != CL_SUCCESS) {
     host.deallocate(host_memory);
+    host.destroy(block);
     return host.annotate(cl_status(host, "clCreateBuffer", code),
                          "halo_buffer_allocate");
   }

@@ -9,6 +9,7 @@
 
 #include "cl_status.hpp"
 #include "dispatch_grid.hpp"
+#include "executable.hpp"
 
 namespace halo::cl {
 namespace {
@@ -114,6 +115,43 @@ halo_status_t describe_info(sdk::Host host, const Api& api,
   char version[256] = {};
   HALO_CL_QUERY_TEXT_(CL_DEVICE_VERSION, version);
   parse_version(version, out);
+  // "OpenCL <major>.<minor> <vendor text>" is the native API as the device
+  // names it.
+  std::snprintf(info.native_api, sizeof(info.native_api), "%s", version);
+  cl_uint compute_units = 0;
+  HALO_CL_QUERY_VALUE_(CL_DEVICE_MAX_COMPUTE_UNITS, &compute_units);
+  info.compute_units = compute_units > 0 ? compute_units : 1;
+  return HALO_OK;
+}
+
+// Clamps a size_t limit to the uint32_t of halo's capabilities.
+uint32_t clamp_to_u32(size_t value) {
+  return value < UINT32_MAX ? static_cast<uint32_t>(value) : UINT32_MAX;
+}
+
+// The dispatch limits of ABI 1.2. OpenCL limits no
+// dimension's workgroup count, only the plugin's workgroups in all
+// (kMaxWorkgroups, dispatch_grid.hpp, which enforces it); constants share
+// CL_DEVICE_MAX_PARAMETER_SIZE with the bindings' pointers, so it bounds
+// them; entry points take at most kMaxKernelParameters parameters
+// (kernel_layout.cpp).
+halo_status_t describe_limits(sdk::Host host, const Api& api,
+                              cl_device_id device,
+                              halo_device_capabilities_t& caps) {
+  size_t item_sizes[3] = {};
+  HALO_CL_QUERY_VALUE_(CL_DEVICE_MAX_WORK_ITEM_SIZES, &item_sizes);
+  size_t group_size = 0;
+  HALO_CL_QUERY_VALUE_(CL_DEVICE_MAX_WORK_GROUP_SIZE, &group_size);
+  size_t parameter_size = 0;
+  HALO_CL_QUERY_VALUE_(CL_DEVICE_MAX_PARAMETER_SIZE, &parameter_size);
+  for (int d = 0; d < 3; ++d) {
+    caps.max_workgroup_size[d] = clamp_to_u32(item_sizes[d]);
+    caps.max_workgroup_count[d] = UINT32_MAX;
+  }
+  caps.max_workgroup_invocations = clamp_to_u32(group_size);
+  caps.max_workgroup_count_total = kMaxWorkgroups;
+  caps.max_binding_count = kMaxKernelParameters;
+  caps.max_constant_size = clamp_to_u32(parameter_size);
   return HALO_OK;
 }
 
@@ -144,6 +182,9 @@ halo_status_t describe_capabilities(sdk::Host host, const Api& api,
   caps.struct_size = sizeof(caps);
   caps.queue_count = 1;
   caps.max_semaphore_value_difference = HALO_SEMAPHORE_MAX_VALUE;
+  cl_ulong global_memory = 0;
+  HALO_CL_QUERY_VALUE_(CL_DEVICE_GLOBAL_MEM_SIZE, &global_memory);
+  caps.device_memory_size = global_memory;
   cl_ulong max_alloc = 0;
   HALO_CL_QUERY_VALUE_(CL_DEVICE_MAX_MEM_ALLOC_SIZE, &max_alloc);
   caps.max_buffer_size = max_alloc;
@@ -177,6 +218,7 @@ halo_status_t describe_capabilities(sdk::Host host, const Api& api,
                   HALO_DEVICE_FEATURE_DEVICE_SEMAPHORE_WAIT;
   if (caps.executable_formats[0] != '\0') {
     caps.features |= HALO_DEVICE_FEATURE_DISPATCH;
+    HALO_SDK_RETURN_IF_ERROR(describe_limits(host, api, device, caps));
   }
   return HALO_OK;
 }

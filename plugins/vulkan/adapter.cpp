@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "compute_units.hpp"
+
 namespace halo::vk {
 namespace {
 
@@ -69,6 +71,23 @@ bool pick_compute_family(const InstanceFunctions& vki,
   return found;
 }
 
+// The dispatch limits of ABI 1.2, as the device reports them; bindings
+// and constants also as the command buffer records them (kMaxBindings,
+// kMaxConstantBytes). Vulkan limits only each dimension's count.
+void fill_dispatch_limits(const VkPhysicalDeviceLimits& limits,
+                          halo_device_capabilities_t& caps) {
+  for (int d = 0; d < 3; ++d) {
+    caps.max_workgroup_size[d] = limits.maxComputeWorkGroupSize[d];
+    caps.max_workgroup_count[d] = limits.maxComputeWorkGroupCount[d];
+  }
+  caps.max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;
+  caps.max_workgroup_count_total = UINT64_MAX;
+  caps.max_binding_count =
+      std::min(limits.maxPerStageDescriptorStorageBuffers, kMaxBindings);
+  caps.max_constant_size =
+      std::min(limits.maxPushConstantsSize, kMaxConstantBytes);
+}
+
 void fill_capabilities(const VkPhysicalDeviceProperties& properties,
                        const VkPhysicalDeviceVulkan11Properties& v11,
                        const VkPhysicalDeviceVulkan12Properties& v12,
@@ -83,12 +102,7 @@ void fill_capabilities(const VkPhysicalDeviceProperties& properties,
   out.min_memory_map_alignment =
       std::max<uint64_t>(limits.minMemoryMapAlignment, 1);
   out.max_storage_buffer_range = limits.maxStorageBufferRange;
-  out.max_push_constants_size = limits.maxPushConstantsSize;
-  std::memcpy(out.max_workgroup_count, limits.maxComputeWorkGroupCount,
-              sizeof(out.max_workgroup_count));
   out.max_bound_descriptor_sets = limits.maxBoundDescriptorSets;
-  out.max_storage_buffers_per_stage =
-      limits.maxPerStageDescriptorStorageBuffers;
 
   halo_device_capabilities_t& caps = adapter->capabilities;
   caps.struct_size = sizeof(caps);
@@ -118,6 +132,8 @@ void fill_capabilities(const VkPhysicalDeviceProperties& properties,
         memory_type_bits(adapter->memory.memoryTypes[i].propertyFlags);
   }
   copy_text(caps.executable_formats, "spirv");
+  caps.device_memory_size = largest_heap;
+  fill_dispatch_limits(limits, caps);
 }
 
 void fill_info(const VkPhysicalDeviceProperties& properties,
@@ -139,6 +155,10 @@ void fill_info(const VkPhysicalDeviceProperties& properties,
   info->vendor_id = properties.vendorID;
   info->native_device_id = properties.deviceID;
   std::memcpy(info->uuid, v11.deviceUUID, sizeof(info->uuid));
+  std::snprintf(info->native_api, sizeof(info->native_api), "Vulkan %u.%u.%u",
+                VK_API_VERSION_MAJOR(properties.apiVersion),
+                VK_API_VERSION_MINOR(properties.apiVersion),
+                VK_API_VERSION_PATCH(properties.apiVersion));
 }
 
 }  // namespace
@@ -220,6 +240,8 @@ bool describe_adapter(const InstanceFunctions& vki,
   adapter->api_version = core.apiVersion;
   vki.vkGetPhysicalDeviceMemoryProperties(physical_device, &adapter->memory);
   fill_info(core, v11, v12, id, &adapter->info);
+  adapter->info.compute_units =
+      count_compute_units(vki, physical_device, core.deviceType);
   fill_capabilities(core, v11, v12, adapter);
   adapter->sliced_waits = wants_sliced_waits(v12.driverID, validating);
   return true;

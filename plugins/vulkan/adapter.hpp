@@ -12,17 +12,22 @@
 
 namespace halo::vk {
 
+// Most bindings and constant bytes a dispatch takes: the command buffer
+// records them in arrays of these sizes, so the capabilities never report
+// more (adapter.cpp), and executables refuse more.
+inline constexpr uint32_t kMaxBindings = 64;
+inline constexpr uint32_t kMaxConstantBytes = 4096;
+
 // The limits of a physical device that the plugin checks or relies on.
+// Those a caller sees too (workgroup sizes and counts, bindings, constants)
+// live only in Adapter::capabilities, the one place every check reads.
 struct AdapterLimits {
   uint64_t max_timeline_difference = 0;
   uint64_t min_storage_offset_alignment = 1;
   uint64_t non_coherent_atom_size = 1;
   uint64_t min_memory_map_alignment = 1;
   uint32_t max_storage_buffer_range = 0;
-  uint32_t max_push_constants_size = 0;
-  uint32_t max_workgroup_count[3] = {};
   uint32_t max_bound_descriptor_sets = 0;
-  uint32_t max_storage_buffers_per_stage = 0;
 };
 
 struct Adapter {

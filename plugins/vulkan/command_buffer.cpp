@@ -7,6 +7,7 @@
 #include "buffer.hpp"
 #include "device.hpp"
 #include "executable.hpp"
+#include "halo/sdk/device_limits.hpp"
 #include "vk_status.hpp"
 
 namespace halo::vk {
@@ -19,10 +20,6 @@ constexpr VkAccessFlags kWorkAccess =
     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
 constexpr VkAccessFlags kWorkWrites =
     VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-// Most bindings a dispatch takes (executables refuse more).
-constexpr size_t kMaxBindings = 64;
-// Most constant bytes a dispatch takes (executables refuse more).
-constexpr size_t kMaxConstantBytes = 4096;
 
 void destroy_command_buffer(halo_object_t* object) {
   CommandBuffer* command_buffer = sdk::object_cast<CommandBuffer>(object);
@@ -354,16 +351,8 @@ halo_status_t CommandBuffer::dispatch(
         device_->adapter->capabilities.min_buffer_alignment));
     buffers[i] = buffer;
   }
-  const uint32_t* limit = device_->adapter->limits.max_workgroup_count;
-  for (int axis = 0; axis < 3; ++axis) {
-    if (params.workgroup_count[axis] > limit[axis]) {
-      return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                              "%s: params->workgroup_count[%d] %u exceeds the "
-                              "device's limit %u",
-                              kFunction, axis, params.workgroup_count[axis],
-                              limit[axis]);
-    }
-  }
+  HALO_SDK_RETURN_IF_ERROR(sdk::check_workgroup_count(
+      host, params, device_->adapter->capabilities));
   return sdk::guard(host, [&] { return bind_dispatch(params, buffers, lengths); });
 }
 

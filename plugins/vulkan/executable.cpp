@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "device.hpp"
+#include "halo/sdk/device_limits.hpp"
 #include "halo/sdk/versioned.hpp"
 #include "vk_status.hpp"
 
@@ -156,20 +157,15 @@ halo_status_t Executable::build(const halo_executable_params_t& params) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
                             "%s: params->data is %s", kCreate, error.text);
   }
-  const AdapterLimits& limits = device_->adapter->limits;
+  const halo_device_capabilities_t& caps = device_->adapter->capabilities;
   for (const SpirvEntryPoint& point : points) {
-    // The command buffer records up to 64 bindings and 4 KiB of constants.
-    uint32_t max_bindings = std::min(limits.max_storage_buffers_per_stage, 64u);
-    uint32_t max_constants = std::min(limits.max_push_constants_size, 4096u);
-    if (point.binding_count > max_bindings ||
-        point.constant_size > max_constants) {
-      return host.make_status(
-          HALO_STATUS_INVALID_ARGUMENT,
-          "%s: params->data's entry point '%s' takes %u storage buffers "
-          "and %u bytes of constants; the device allows %u and %u",
-          kCreate, point.name, point.binding_count, point.constant_size,
-          max_bindings, max_constants);
-    }
+    halo_entry_point_info_t info = {};
+    info.binding_count = point.binding_count;
+    info.constant_size = point.constant_size;
+    std::memcpy(info.workgroup_size, point.workgroup_size,
+                sizeof(info.workgroup_size));
+    HALO_SDK_RETURN_IF_ERROR(
+        sdk::check_entry_point_limits(host, point.name, info, caps));
   }
   // Vulkan reads the code as 32-bit words: copy bytes the caller did not
   // align.

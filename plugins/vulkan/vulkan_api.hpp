@@ -43,6 +43,7 @@ struct ErrorText {
   X(vkGetPhysicalDeviceFeatures2)              \
   X(vkGetPhysicalDeviceQueueFamilyProperties)  \
   X(vkGetPhysicalDeviceMemoryProperties)       \
+  X(vkEnumerateDeviceExtensionProperties)      \
   X(vkCreateDevice)                            \
   X(vkGetDeviceProcAddr)
 

@@ -22,7 +22,7 @@
 
 /* Version packing. */
 HALO_LAYOUT_ASSERT(HALO_ABI_VERSION_MAJOR == 1);
-HALO_LAYOUT_ASSERT(HALO_ABI_VERSION == 0x00010001u);
+HALO_LAYOUT_ASSERT(HALO_ABI_VERSION == 0x00010002u);
 HALO_LAYOUT_ASSERT(HALO_MAKE_VERSION(2, 3) == 0x00020003u);
 HALO_LAYOUT_ASSERT(HALO_VERSION_MAJOR(HALO_MAKE_VERSION(7, 9)) == 7);
 HALO_LAYOUT_ASSERT(HALO_VERSION_MINOR(HALO_MAKE_VERSION(7, 9)) == 9);
@@ -121,18 +121,31 @@ HALO_LAYOUT_ASSERT(sizeof(halo_driver_info_t) == 392);
 HALO_LAYOUT_ASSERT(offsetof(halo_driver_info_t, name) == 8);
 HALO_LAYOUT_ASSERT(offsetof(halo_driver_info_t, description) == 136);
 HALO_LAYOUT_ASSERT(sizeof(halo_device_params_t) == 16);
-HALO_LAYOUT_ASSERT(sizeof(halo_device_info_t) == 488);
+HALO_LAYOUT_ASSERT(sizeof(halo_device_info_t) == 560);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_info_t, device_id) == 8);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_info_t, name) == 16);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_info_t, vendor) == 272);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_info_t, driver_version) == 400);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_info_t, vendor_id) == 464);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_info_t, uuid) == 472);
-HALO_LAYOUT_ASSERT(sizeof(halo_device_capabilities_t) == 176);
+/* ABI 1.2 appended these where 1.0's 488 bytes ended. */
+HALO_LAYOUT_ASSERT(offsetof(halo_device_info_t, native_api) == 488);
+HALO_LAYOUT_ASSERT(offsetof(halo_device_info_t, compute_units) == 552);
+HALO_LAYOUT_ASSERT(offsetof(halo_device_info_t, reserved1) == 556);
+HALO_LAYOUT_ASSERT(sizeof(halo_device_capabilities_t) == 232);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, features) == 8);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, max_semaphore_value_difference) == 16);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, memory_types) == 40);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, executable_formats) == 48);
+/* ABI 1.2 appended these where 1.0's 176 bytes ended. */
+HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, device_memory_size) == 176);
+HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, max_workgroup_count_total) == 184);
+HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, max_workgroup_size) == 192);
+HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, max_workgroup_invocations) == 204);
+HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, max_workgroup_count) == 208);
+HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, max_binding_count) == 220);
+HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, max_constant_size) == 224);
+HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, reserved1) == 228);
 HALO_LAYOUT_ASSERT(sizeof(halo_queue_execute_info_t) == 80);
 HALO_LAYOUT_ASSERT(offsetof(halo_queue_execute_info_t, affinity) == 8);
 HALO_LAYOUT_ASSERT(offsetof(halo_queue_execute_info_t, wait_count) == 16);
@@ -155,9 +168,11 @@ HALO_LAYOUT_ASSERT(sizeof(halo_entry_point_info_t) == 156);
 HALO_LAYOUT_ASSERT(offsetof(halo_entry_point_info_t, binding_count) == 136);
 /* ABI 1.1 appended workgroup_size where 1.0's 144 bytes ended. */
 HALO_LAYOUT_ASSERT(offsetof(halo_entry_point_info_t, workgroup_size) == 144);
-HALO_LAYOUT_ASSERT(sizeof(halo_registry_options_t) == 24);
 HALO_LAYOUT_ASSERT(offsetof(halo_registry_options_t, plugin_path_count) == 8);
 HALO_LAYOUT_ASSERT(offsetof(halo_registry_options_t, plugin_paths) == 16);
+/* ABI 1.2 appended allocator where 1.0's 24 bytes ended. */
+HALO_LAYOUT_ASSERT(offsetof(halo_registry_options_t, allocator) == 24);
+HALO_LAYOUT_ASSERT(sizeof(halo_registry_options_t) == 32);
 HALO_LAYOUT_ASSERT(sizeof(halo_plugin_record_t) == 64);
 HALO_LAYOUT_ASSERT(offsetof(halo_plugin_record_t, name) == 8);
 HALO_LAYOUT_ASSERT(offsetof(halo_plugin_record_t, source) == 32);

@@ -25,548 +25,14 @@
  *   - tests/abi_compat: TEMPLATE_ABI_VERSION (the version declared),
  *     TEMPLATE_DESCRIPTOR_EXTRA_BYTES (a descriptor padded like a newer 1.x one) and
  *     TEMPLATE_EXPECT_HEADER_ABI_MINOR (#error unless the headers are that 1.x);
- *   - both: TEMPLATE_PLUGIN_NAME (must match the manifest's plugin.name). */
+ *   - both: TEMPLATE_PLUGIN_NAME (must match the manifest's plugin.name).
+ *
+ * Files: this one (queue, device, driver, entry point), seeded_semaphore.c (the
+ * semaphores), seeded_plugin.h (what both share), and seeded_commands.c where
+ * TEMPLATE_COMMAND_BUFFERS is set. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-#include <time.h>
-
-#include "halo/plugin.h"
-#include "halo/semaphore.h"
-#if defined(TEMPLATE_COMMAND_BUFFERS)
-#include "seeded_commands.h"
-#endif
-
-/* VENDOR: your plugin's name and version. */
-#ifndef TEMPLATE_PLUGIN_NAME
-#define TEMPLATE_PLUGIN_NAME "template"
-#endif
-#define TEMPLATE_PLUGIN_VERSION "0.1.0"
-#ifndef TEMPLATE_ABI_VERSION
-#define TEMPLATE_ABI_VERSION HALO_ABI_VERSION
-#endif
-
-/* TEST HOOK: proves a build used the header copy it was meant to use. */
-#if defined(TEMPLATE_EXPECT_HEADER_ABI_MINOR) && \
-    (HALO_ABI_VERSION_MAJOR != 1 || HALO_ABI_VERSION_MINOR != TEMPLATE_EXPECT_HEADER_ABI_MINOR)
-#error "compiled against the wrong halo headers"
-#endif
-
-/* The only device. Ids start at 1 so that 0 is never valid. */
-#define TEMPLATE_DEVICE_ID ((halo_device_id_t)1)
-
-/* ---- Helpers ----------------------------------------------------------------------- */
-
-static void* host_allocate(const halo_host_interface_t* host, size_t size) {
-  return host->allocator.allocate(host->allocator.self, size, 16);
-}
-
-static void host_free(const halo_host_interface_t* host, void* pointer) {
-  host->allocator.free(host->allocator.self, pointer);
-}
-
-static halo_status_t out_of_memory(const halo_host_interface_t* host) {
-  return host->status_create(HALO_STATUS_RESOURCE_EXHAUSTED,
-                             TEMPLATE_PLUGIN_NAME ": out of memory");
-}
-
-/* Copies |text| into a fixed-size field, always NUL-terminated. */
-static void copy_string(char* target, size_t capacity, const char* text) {
-  size_t length = strlen(text);
-  if (length >= capacity) length = capacity - 1;
-  memcpy(target, text, length);
-  target[length] = '\0';
-}
-
-/* Copies a fully filled |source| struct into the caller's |target|, whose struct_size
- * (|target_size|) says how much the caller knows: the members both sides know are
- * written, nothing past them, and struct_size is set to what was written (§2.2). */
-static void copy_out(void* target, uint32_t target_size, void* source,
-                     uint32_t source_size) {
-  uint32_t size = target_size < source_size ? target_size : source_size;
-  if (size < sizeof(uint32_t)) return;
-  memcpy(source, &size, sizeof(size)); /* struct_size is the first member. */
-  memcpy(target, source, size);
-}
-
-/* Every object starts with a header: one reference (the creator's) and its vtable. */
-static void object_init(halo_object_t* object, const void* vtable) {
-  object->ref_count = 1;
-  object->reserved0 = 0;
-  object->vtable = (const halo_object_vtable_t*)vtable;
-}
-
-/* Any plugin's semaphore is used only through its own vtable. */
-static const halo_semaphore_vtable_t* semaphore_vtable_of(halo_semaphore_t* semaphore) {
-  return (const halo_semaphore_vtable_t*)((halo_object_t*)semaphore)->vtable;
-}
-
-/* Condition variables that time out on CLOCK_MONOTONIC, the clock of deadlines (the
- * default, CLOCK_REALTIME, jumps with the wall clock). With default attributes the
- * pthread initialisers cannot fail on Linux, so their results are not checked. */
-static void cond_init_monotonic(pthread_cond_t* cond) {
-  pthread_condattr_t attributes;
-  pthread_condattr_init(&attributes);
-  pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
-  pthread_cond_init(cond, &attributes);
-  pthread_condattr_destroy(&attributes);
-}
-
-/* TEST HOOK (TEMPLATE_BREAK_POLL_BLOCKS): every wait treats a poll as an infinite
- * wait, so a poll that misses hangs. The CTS must time it out. */
-static halo_time_ns_t effective_deadline(halo_time_ns_t deadline) {
-#if defined(TEMPLATE_BREAK_POLL_BLOCKS)
-  if (deadline == HALO_DEADLINE_INFINITE_PAST) return HALO_DEADLINE_INFINITE_FUTURE;
-#endif
-  return deadline;
-}
-
-/* Blocks on |cond| (|mutex| held) until woken or the absolute |deadline|. Returns false
- * once the deadline has passed; callers re-check their condition after every return,
- * so spurious wake-ups are harmless. A poll (infinite past) returns false at once. */
-static bool cond_wait_until(const halo_host_interface_t* host, pthread_cond_t* cond,
-                            pthread_mutex_t* mutex, halo_time_ns_t deadline) {
-  if (deadline == HALO_DEADLINE_INFINITE_FUTURE) {
-    pthread_cond_wait(cond, mutex);
-    return true;
-  }
-  if (deadline == HALO_DEADLINE_INFINITE_PAST || host->time_now_ns() >= deadline) {
-    return false;
-  }
-  const struct timespec until = {.tv_sec = (time_t)(deadline / 1000000000),
-                                 .tv_nsec = (long)(deadline % 1000000000)};
-  return pthread_cond_timedwait(cond, mutex, &until) != ETIMEDOUT;
-}
-
-/* The "not yet" of every wait: an immortal status, since a poll must not allocate. */
-static halo_status_t deadline_exceeded(const halo_host_interface_t* host) {
-  return host->status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
-}
-
-/* Keeps this library mapped while a thread it started can still run its code: a worker
- * may drop the plugin's last object (letting the loader dlclose the library) and then
- * return through this file. glibc does not unmap a library while one of its threads
- * has a thread-exit destructor from it pending (what keeps C++ thread_local destructors
- * safe), so each worker registers an empty one. Elsewhere set HALO_DISABLE_UNLOAD=1. */
-#if defined(__GLIBC__)
-extern void* __dso_handle __attribute__((visibility("hidden")));
-int __cxa_thread_atexit_impl(void (*destructor)(void*), void* object, void* dso_symbol);
-static void unpin_library(void* unused) { (void)unused; }
-static void pin_library_to_this_thread(void) {
-  __cxa_thread_atexit_impl(unpin_library, NULL, &__dso_handle);
-}
-#else
-static void pin_library_to_this_thread(void) {}
-#endif
-
-/* ---- Objects ----------------------------------------------------------------------- */
-
-typedef struct template_driver_t {
-  halo_object_t object; /* First: every halo object starts with its header. */
-  const halo_host_interface_t* host;
-} template_driver_t;
-
-typedef struct template_submission_t template_submission_t;
-
-typedef struct template_device_t {
-  halo_object_t object;
-  const halo_host_interface_t* host;
-  halo_driver_t* driver; /* Retained: the driver outlives its devices. */
-  pthread_mutex_t mutex; /* Guards everything below. */
-  /* Bumped, and |changed| broadcast, whenever a semaphore of this device is signalled
-   * or failed: multi-semaphore waits sleep on it. */
-  uint64_t generation;
-  pthread_cond_t changed;
-  /* The queue: submissions ready for the worker, in order; and every submission not
-   * yet completed, oldest first (for wait_idle). */
-  template_submission_t* ready_head;
-  template_submission_t* ready_tail;
-  template_submission_t* in_flight_head;
-  template_submission_t* in_flight_tail;
-  uint64_t next_sequence;
-  pthread_cond_t work_ready; /* Wakes the worker. */
-  pthread_cond_t progress;   /* Wakes wait_idle. */
-  bool stopping;
-  pthread_t worker;
-} template_device_t;
-
-/* A list of timepoints, linked through their own implementation[] words: registering
- * a timepoint allocates nothing. */
-typedef struct timepoint_list_t {
-  halo_timepoint_t* head;
-  halo_timepoint_t* tail;
-} timepoint_list_t;
-
-typedef struct template_semaphore_t {
-  halo_object_t object;
-  const halo_host_interface_t* host;
-  template_device_t* device; /* Retained. */
-  pthread_mutex_t mutex;     /* Guards every member but |value|'s reads. */
-  pthread_cond_t changed;    /* Wakes waiters: new value or failure. */
-  /* The payload, or HALO_SEMAPHORE_FAILURE_VALUE once failed. Written under the mutex,
-   * read without it by query and the fast paths. */
-  _Atomic uint64_t value;
-  /* The first failure: set once, before |value| becomes the failure value, and never
-   * changed again, so whoever saw the failure value may clone it without the lock. */
-  halo_status_t failure;
-  timepoint_list_t pending;      /* Registered; value not reached yet. */
-  timepoint_list_t dispatching;  /* Resolved; callback not started yet. */
-  uint32_t callbacks_running;    /* Callbacks executing right now... */
-  pthread_cond_t callbacks_done; /* ...and the signal that the count dropped. */
-} template_semaphore_t;
-
-/* ---- Timepoint lists --------------------------------------------------------------- */
-
-/* The implementation[] words in use while a timepoint is registered here. */
-enum { TP_NEXT, TP_PREV, TP_LIST, TP_RESULT, TP_OWNER };
-enum { TP_IN_NO_LIST, TP_IN_PENDING, TP_IN_DISPATCHING }; /* TP_LIST values. */
-enum { TP_REACHED, TP_FAILED };                            /* TP_RESULT values. */
-
-static halo_timepoint_t* tp_link(halo_timepoint_t* timepoint, int word) {
-  return (halo_timepoint_t*)timepoint->implementation[word];
-}
-
-static void list_push_back(timepoint_list_t* list, halo_timepoint_t* timepoint,
-                           uintptr_t list_id) {
-  timepoint->implementation[TP_NEXT] = 0;
-  timepoint->implementation[TP_PREV] = (uintptr_t)list->tail;
-  timepoint->implementation[TP_LIST] = list_id;
-  if (list->tail != NULL) {
-    list->tail->implementation[TP_NEXT] = (uintptr_t)timepoint;
-  } else {
-    list->head = timepoint;
-  }
-  list->tail = timepoint;
-}
-
-static void list_remove(timepoint_list_t* list, halo_timepoint_t* timepoint) {
-  halo_timepoint_t* next = tp_link(timepoint, TP_NEXT);
-  halo_timepoint_t* previous = tp_link(timepoint, TP_PREV);
-  if (previous != NULL) {
-    previous->implementation[TP_NEXT] = (uintptr_t)next;
-  } else {
-    list->head = next;
-  }
-  if (next != NULL) {
-    next->implementation[TP_PREV] = (uintptr_t)previous;
-  } else {
-    list->tail = previous;
-  }
-  timepoint->implementation[TP_LIST] = TP_IN_NO_LIST;
-}
-
-/* Moves a pending |timepoint| to the dispatching list. Lock held. */
-static void resolve_timepoint(template_semaphore_t* semaphore, halo_timepoint_t* timepoint,
-                              uintptr_t result) {
-  list_remove(&semaphore->pending, timepoint);
-  timepoint->implementation[TP_RESULT] = result;
-  list_push_back(&semaphore->dispatching, timepoint, TP_IN_DISPATCHING);
-}
-
-/* ---- Semaphore --------------------------------------------------------------------- */
-
-/* The callbacks this thread is running right now, innermost first: a cancel called
- * from inside a callback must not wait for that callback to return. */
-typedef struct dispatch_frame_t {
-  template_semaphore_t* semaphore;
-  struct dispatch_frame_t* outer;
-} dispatch_frame_t;
-static _Thread_local dispatch_frame_t* t_dispatch_frames = NULL;
-
-static uint32_t callbacks_running_on_this_thread(template_semaphore_t* semaphore) {
-  uint32_t count = 0;
-  for (dispatch_frame_t* frame = t_dispatch_frames; frame; frame = frame->outer) {
-    count += frame->semaphore == semaphore;
-  }
-  return count;
-}
-
-/* Runs the callback of every resolved timepoint, one at a time and outside the lock
- * (a callback may signal, query or register on this very semaphore). Each is popped
- * under the lock and counted in |callbacks_running| until it returns, so that cancel
- * can wait for it. Once its callback starts, a timepoint is never touched again: the
- * callback may free it. */
-static void semaphore_dispatch(template_semaphore_t* semaphore) {
-  pthread_mutex_lock(&semaphore->mutex);
-  halo_timepoint_t* timepoint;
-  while ((timepoint = semaphore->dispatching.head) != NULL) {
-    list_remove(&semaphore->dispatching, timepoint);
-    const bool failed = timepoint->implementation[TP_RESULT] == TP_FAILED;
-    halo_timepoint_callback_t callback = timepoint->callback;
-    void* user_data = timepoint->user_data;
-    ++semaphore->callbacks_running;
-    pthread_mutex_unlock(&semaphore->mutex);
-
-    /* The failure never changes once set, so it is cloned outside the lock. */
-    halo_status_t status = failed ? semaphore->host->status_clone(semaphore->failure)
-                                  : HALO_OK;
-    dispatch_frame_t frame = {semaphore, t_dispatch_frames};
-    t_dispatch_frames = &frame;
-    callback(user_data, timepoint, status); /* Takes ownership of |status|. */
-    t_dispatch_frames = frame.outer;
-#if defined(TEMPLATE_BREAK_TIMEPOINT_WRITTEN_AFTER_CALLBACK)
-    /* TEST HOOK: the timepoint is marked as in no list once its callback
-     * returned, in storage the callback may have freed or reused. */
-    timepoint->implementation[TP_LIST] = TP_IN_NO_LIST;
-#endif
-
-    pthread_mutex_lock(&semaphore->mutex);
-    if (--semaphore->callbacks_running == 0) {
-      pthread_cond_broadcast(&semaphore->callbacks_done);
-    }
-  }
-  pthread_mutex_unlock(&semaphore->mutex);
-}
-
-/* Wakes multi-semaphore waiters of |device|. Called after the new value is stored, so
- * a waiter that read the generation before checking the values cannot miss it. */
-static void device_notify_changed(template_device_t* device) {
-  pthread_mutex_lock(&device->mutex);
-  ++device->generation;
-  pthread_cond_broadcast(&device->changed);
-  pthread_mutex_unlock(&device->mutex);
-}
-
-/* Registered timepoints keep their semaphore alive (semaphore.h), so none is left. */
-static void semaphore_destroy(halo_object_t* object) {
-  template_semaphore_t* semaphore = (template_semaphore_t*)object;
-  const halo_host_interface_t* host = semaphore->host;
-  template_device_t* device = semaphore->device;
-  host->status_free(semaphore->failure);
-  pthread_cond_destroy(&semaphore->callbacks_done);
-  pthread_cond_destroy(&semaphore->changed);
-  pthread_mutex_destroy(&semaphore->mutex);
-  host_free(host, semaphore);
-  host->object_release(&device->object);
-}
-
-/* Never blocks: one atomic load. */
-static halo_status_t semaphore_query(halo_semaphore_t* base, uint64_t* out_value) {
-  template_semaphore_t* semaphore = (template_semaphore_t*)base;
-  const uint64_t value = atomic_load_explicit(&semaphore->value, memory_order_acquire);
-  *out_value = value;
-  if (value >= HALO_SEMAPHORE_FAILURE_VALUE) {
-    return semaphore->host->status_clone(semaphore->failure);
-  }
-  return HALO_OK;
-}
-
-/* libhalo has checked |value| against 1 … HALO_SEMAPHORE_MAX_VALUE. */
-static halo_status_t semaphore_signal(halo_semaphore_t* base, uint64_t value) {
-  template_semaphore_t* semaphore = (template_semaphore_t*)base;
-  const halo_host_interface_t* host = semaphore->host;
-#if defined(TEMPLATE_BREAK_SIGNAL_CHECK_THEN_STORE)
-  /* TEST HOOK: the monotonic check reads the payload before the lock is taken
-   * and the store under the lock trusts it, so two signals racing for the
-   * same next value both pass. The yield stands for a preemption between the
-   * two steps. */
-  {
-    const uint64_t seen = atomic_load_explicit(&semaphore->value, memory_order_acquire);
-    if (seen < HALO_SEMAPHORE_FAILURE_VALUE && value <= seen) {
-      return host->status_format(HALO_STATUS_INVALID_ARGUMENT,
-                                 TEMPLATE_PLUGIN_NAME ": signal value %llu is not above "
-                                 "the payload %llu", (unsigned long long)value,
-                                 (unsigned long long)seen);
-    }
-    sched_yield();
-  }
-#endif
-  pthread_mutex_lock(&semaphore->mutex);
-  uint64_t current = atomic_load_explicit(&semaphore->value, memory_order_relaxed);
-  if (semaphore->failure != NULL) {
-#if defined(TEMPLATE_BREAK_FAILURE_NOT_STICKY)
-    /* TEST HOOK: a signal "repairs" a failed semaphore. The status is leaked on
-     * purpose: a concurrent query may still be cloning it. */
-    semaphore->failure = NULL;
-    current = 0;
-#else
-    halo_status_t copy = host->status_clone(semaphore->failure);
-    pthread_mutex_unlock(&semaphore->mutex);
-    return copy;
-#endif
-  }
-#if defined(TEMPLATE_BREAK_SIGNAL_ALLOWS_LOWER) || defined(TEMPLATE_BREAK_SIGNAL_CHECK_THEN_STORE)
-  (void)current; /* TEST HOOK: no monotonicity check here; the payload may go down. */
-#else
-  if (value <= current) {
-    pthread_mutex_unlock(&semaphore->mutex);
-    return host->status_format(HALO_STATUS_INVALID_ARGUMENT,
-                               TEMPLATE_PLUGIN_NAME ": signal value %llu is not above the "
-                               "payload %llu", (unsigned long long)value,
-                               (unsigned long long)current);
-  }
-#endif
-  atomic_store_explicit(&semaphore->value, value, memory_order_release);
-  for (halo_timepoint_t *timepoint = semaphore->pending.head, *next; timepoint != NULL;
-       timepoint = next) {
-    next = tp_link(timepoint, TP_NEXT);
-    if (timepoint->value <= value) resolve_timepoint(semaphore, timepoint, TP_REACHED);
-  }
-  pthread_cond_broadcast(&semaphore->changed);
-  pthread_mutex_unlock(&semaphore->mutex);
-  semaphore_dispatch(semaphore);
-  device_notify_changed(semaphore->device);
-  return HALO_OK;
-}
-
-/* Takes ownership of |status|. The first failure wins; later ones are freed. */
-static void semaphore_fail(halo_semaphore_t* base, halo_status_t status) {
-  template_semaphore_t* semaphore = (template_semaphore_t*)base;
-  pthread_mutex_lock(&semaphore->mutex);
-  if (semaphore->failure != NULL) {
-    pthread_mutex_unlock(&semaphore->mutex);
-    semaphore->host->status_free(status);
-    return;
-  }
-  semaphore->failure = status;
-  atomic_store_explicit(&semaphore->value, HALO_SEMAPHORE_FAILURE_VALUE,
-                        memory_order_release);
-  while (semaphore->pending.head != NULL) {
-    resolve_timepoint(semaphore, semaphore->pending.head, TP_FAILED);
-  }
-  pthread_cond_broadcast(&semaphore->changed);
-  pthread_mutex_unlock(&semaphore->mutex);
-  semaphore_dispatch(semaphore);
-  device_notify_changed(semaphore->device);
-}
-
-static halo_status_t semaphore_wait(halo_semaphore_t* base, uint64_t value,
-                                    halo_time_ns_t deadline) {
-  template_semaphore_t* semaphore = (template_semaphore_t*)base;
-  const halo_host_interface_t* host = semaphore->host;
-  deadline = effective_deadline(deadline);
-  /* Fast path, without the lock: already reached. */
-  const uint64_t seen = atomic_load_explicit(&semaphore->value, memory_order_acquire);
-  if (seen >= value && seen < HALO_SEMAPHORE_FAILURE_VALUE) return HALO_OK;
-
-  halo_status_t result = HALO_OK;
-  bool timed_out = false;
-  pthread_mutex_lock(&semaphore->mutex);
-  for (;;) {
-    if (semaphore->failure != NULL) {
-      result = host->status_clone(semaphore->failure);
-      break;
-    }
-    if (atomic_load_explicit(&semaphore->value, memory_order_relaxed) >= value) break;
-    if (timed_out) {
-#if !defined(TEMPLATE_BREAK_WAIT_IGNORES_DEADLINE) /* TEST HOOK: else "reached". */
-      result = deadline_exceeded(host);
-#endif
-      break;
-    }
-    timed_out = !cond_wait_until(host, &semaphore->changed, &semaphore->mutex, deadline);
-  }
-  pthread_mutex_unlock(&semaphore->mutex);
-  return result;
-}
-
-/* Registers |timepoint|. Its callback runs inline when the value is already reached
- * or the semaphore has failed. */
-static halo_status_t semaphore_acquire_timepoint(halo_semaphore_t* base,
-                                                 halo_timepoint_t* timepoint) {
-  template_semaphore_t* semaphore = (template_semaphore_t*)base;
-  memset(timepoint->implementation, 0, sizeof(timepoint->implementation));
-  timepoint->implementation[TP_OWNER] = (uintptr_t)semaphore;
-  pthread_mutex_lock(&semaphore->mutex);
-  list_push_back(&semaphore->pending, timepoint, TP_IN_PENDING);
-  if (semaphore->failure != NULL) {
-    resolve_timepoint(semaphore, timepoint, TP_FAILED);
-  } else if (atomic_load_explicit(&semaphore->value, memory_order_relaxed) >=
-             timepoint->value) {
-    resolve_timepoint(semaphore, timepoint, TP_REACHED);
-  }
-  const bool resolved = timepoint->implementation[TP_LIST] == TP_IN_DISPATCHING;
-  pthread_mutex_unlock(&semaphore->mutex);
-  if (resolved) semaphore_dispatch(semaphore);
-  return HALO_OK;
-}
-
-/* Returns true when the callback will never run, false once it has run to completion.
- * A timepoint still in a list is simply removed. Otherwise its callback was popped
- * (and counted as running) or has finished: waiting until no callback of this
- * semaphore runs, except this thread's own, covers both. */
-static bool semaphore_cancel_timepoint(halo_semaphore_t* base, halo_timepoint_t* timepoint) {
-  template_semaphore_t* semaphore = (template_semaphore_t*)base;
-  pthread_mutex_lock(&semaphore->mutex);
-#if defined(TEMPLATE_BREAK_CANCEL_IGNORES_OWNER)
-  /* TEST HOOK: the list word is trusted without the owner's, so a cancel on
-   * another semaphore unlinks the timepoint from a list that is not its own. */
-  if (true) {
-#else
-  if (timepoint->implementation[TP_OWNER] == (uintptr_t)semaphore) {
-#endif
-    const uintptr_t list = timepoint->implementation[TP_LIST];
-#if defined(TEMPLATE_BREAK_CANCEL_MISSES_DISPATCHING)
-    /* TEST HOOK: a resolved timepoint is taken for one whose callback ran, so a
-     * callback cancelling another of its own dispatch drops nothing. */
-    if (list == TP_IN_PENDING) {
-#else
-    if (list == TP_IN_PENDING || list == TP_IN_DISPATCHING) {
-#endif
-      list_remove(list == TP_IN_PENDING ? &semaphore->pending : &semaphore->dispatching,
-                  timepoint);
-      pthread_mutex_unlock(&semaphore->mutex);
-      return true;
-    }
-  }
-  const uint32_t own = callbacks_running_on_this_thread(semaphore);
-#if defined(TEMPLATE_BREAK_CANCEL_SKIPS_WAIT)
-  /* TEST HOOK: no wait for callbacks running on other threads, so the cancel
-   * returns false while the callback may still be running. */
-  (void)own;
-#else
-  while (semaphore->callbacks_running > own) {
-    pthread_cond_wait(&semaphore->callbacks_done, &semaphore->mutex);
-  }
-#endif
-  pthread_mutex_unlock(&semaphore->mutex);
-  return false;
-}
-
-static halo_device_t* semaphore_device(halo_semaphore_t* base) {
-  return (halo_device_t*)((template_semaphore_t*)base)->device;
-}
-
-static const halo_semaphore_vtable_t kSemaphoreVtable = {
-    .object = {.struct_size = sizeof(halo_semaphore_vtable_t),
-               .type = HALO_OBJECT_TYPE_SEMAPHORE,
-               .destroy = semaphore_destroy},
-    .query = semaphore_query,
-    .signal = semaphore_signal,
-    .fail = semaphore_fail,
-    .wait = semaphore_wait,
-    .acquire_timepoint = semaphore_acquire_timepoint,
-    .cancel_timepoint = semaphore_cancel_timepoint,
-    .device = semaphore_device,
-};
-
-/* libhalo has checked |initial_value| against HALO_SEMAPHORE_MAX_VALUE. */
-static halo_status_t semaphore_create(template_device_t* device, uint64_t initial_value,
-                                      halo_semaphore_t** out_semaphore) {
-  const halo_host_interface_t* host = device->host;
-  *out_semaphore = NULL;
-  template_semaphore_t* semaphore = host_allocate(host, sizeof(*semaphore));
-  if (semaphore == NULL) return out_of_memory(host);
-  memset(semaphore, 0, sizeof(*semaphore));
-  object_init(&semaphore->object, &kSemaphoreVtable);
-  semaphore->host = host;
-  semaphore->device = device;
-  host->object_retain(&device->object);
-  pthread_mutex_init(&semaphore->mutex, NULL);
-  cond_init_monotonic(&semaphore->changed);
-  pthread_cond_init(&semaphore->callbacks_done, NULL);
-  atomic_init(&semaphore->value, initial_value);
-  *out_semaphore = (halo_semaphore_t*)semaphore;
-  return HALO_OK;
-}
+#include "seeded_plugin.h"
 
 /* ---- Queue ------------------------------------------------------------------------- */
 
@@ -953,6 +419,12 @@ static void fill_device_info(halo_device_info_t* info) {
   copy_string(info->vendor, sizeof(info->vendor), "halo template");
   copy_string(info->driver_version, sizeof(info->driver_version), TEMPLATE_PLUGIN_VERSION);
   memcpy(info->uuid, kUuid, sizeof(kUuid));
+#if HALO_ABI_VERSION_MINOR >= 2 && !defined(TEMPLATE_BREAK_DEVICE_INFO)
+  /* ABI 1.2 (TEST HOOK TEMPLATE_BREAK_DEVICE_INFO leaves both 0): the host, one
+   * worker thread. */
+  copy_string(info->native_api, sizeof(info->native_api), "host");
+  info->compute_units = 1;
+#endif
 }
 
 /* Runs when the last reference goes. Every submission holds one, so none is left; but
@@ -988,7 +460,11 @@ static halo_status_t device_query_info(halo_device_t* base, halo_device_info_t* 
 #endif
   halo_device_info_t info;
   fill_device_info(&info);
+#if defined(TEMPLATE_BREAK_QUERY_OVERRUNS) /* TEST HOOK: ignores the caller's size. */
+  copy_out(out_info, sizeof(info), &info, sizeof(info));
+#else
   copy_out(out_info, out_info->struct_size, &info, sizeof(info));
+#endif
   return HALO_OK;
 }
 
@@ -1011,8 +487,30 @@ static halo_status_t device_query_capabilities(halo_device_t* base,
   caps.memory_types = SEEDED_MEMORY_TYPES;
   copy_string(caps.executable_formats, sizeof(caps.executable_formats),
               SEEDED_EXECUTABLE_FORMATS);
+  /* Buffers are host memory; the plugin counts at most its largest buffer. */
+  caps.device_memory_size = SEEDED_MAX_BUFFER_SIZE;
+  for (int d = 0; d < 3; ++d) {
+    caps.max_workgroup_size[d] = UINT32_MAX; /* A call decides what it does. */
+    caps.max_workgroup_count[d] = SEEDED_MAX_WORKGROUP_COUNT;
+  }
+  caps.max_workgroup_invocations = UINT32_MAX;
+  caps.max_workgroup_count_total = SEEDED_MAX_WORKGROUP_COUNT_TOTAL;
+  caps.max_binding_count = SEEDED_MAX_PARAMETERS;
+  caps.max_constant_size = SEEDED_MAX_PARAMETERS * 8u;
 #endif
+#if defined(TEMPLATE_BREAK_DEVICE_LIMITS)
+  /* TEST HOOK: memory and dispatch limits without buffers or dispatch. */
+  caps.device_memory_size = 1;
+  caps.max_workgroup_size[0] = 8;
+  caps.max_workgroup_invocations = 4;
+  caps.max_workgroup_count_total = 1;
+  caps.max_binding_count = 2;
+#endif
+#if defined(TEMPLATE_BREAK_QUERY_OVERRUNS) /* TEST HOOK: ignores the caller's size. */
+  copy_out(out_caps, sizeof(caps), &caps, sizeof(caps));
+#else
   copy_out(out_caps, out_caps->struct_size, &caps, sizeof(caps));
+#endif
   return HALO_OK;
 }
 
@@ -1020,7 +518,7 @@ static halo_status_t device_create_semaphore(halo_device_t* base, uint64_t initi
                                              halo_semaphore_flags_t flags,
                                              halo_semaphore_t** out_semaphore) {
   (void)flags;
-  return semaphore_create((template_device_t*)base, initial_value, out_semaphore);
+  return seeded_semaphore_create((template_device_t*)base, initial_value, out_semaphore);
 }
 
 /* This plugin's semaphores are host objects every one of its devices uses fully; any
@@ -1029,7 +527,7 @@ static halo_status_t device_create_semaphore(halo_device_t* base, uint64_t initi
 static halo_semaphore_compatibility_t device_semaphore_compatibility(
     halo_device_t* base, halo_semaphore_t* semaphore) {
   (void)base;
-  if (((halo_object_t*)semaphore)->vtable == &kSemaphoreVtable.object) {
+  if (((halo_object_t*)semaphore)->vtable == &seeded_semaphore_vtable.object) {
     return HALO_SEMAPHORE_COMPATIBILITY_ALL;
   }
   return HALO_SEMAPHORE_COMPATIBILITY_HOST_WAIT | HALO_SEMAPHORE_COMPATIBILITY_HOST_SIGNAL;
@@ -1042,6 +540,9 @@ static halo_status_t device_wait_semaphores(halo_device_t* base, halo_wait_mode_
                                             size_t count, halo_semaphore_t* const* semaphores,
                                             const uint64_t* values, halo_time_ns_t deadline) {
   template_device_t* device = (template_device_t*)base;
+#if defined(TEMPLATE_BREAK_POLL_ALLOCATES)
+  if (deadline == HALO_DEADLINE_INFINITE_PAST) scratch_allocation(device->host);
+#endif
   deadline = effective_deadline(deadline);
 #if defined(TEMPLATE_BREAK_ANY_AS_ALL)
   mode = HALO_WAIT_MODE_ALL; /* TEST HOOK: ANY waits for every semaphore. */

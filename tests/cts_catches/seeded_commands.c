@@ -578,6 +578,28 @@ static const seeded_entry_point_t* check_dispatch(seeded_command_buffer_t* comma
                  executable->entry_points[params->entry_point].constant_size) {
     reason = "params->binding_count or constant_size does not fit the entry point";
   }
+#if !defined(TEMPLATE_BREAK_WORKGROUP_LIMITS_IGNORED) /* TEST HOOK: else any count. */
+  const uint32_t* count = params->workgroup_count;
+  for (int d = 0; reason == NULL && d < 3; ++d) {
+    if (count[d] > SEEDED_MAX_WORKGROUP_COUNT) {
+      *out_status = host->status_format(
+          HALO_STATUS_INVALID_ARGUMENT,
+          "halo_command_buffer_dispatch: params->workgroup_count[%d] %u is above the "
+          "device's max_workgroup_count[%d] %u",
+          d, count[d], d, SEEDED_MAX_WORKGROUP_COUNT);
+      return NULL;
+    }
+  }
+  if (reason == NULL &&
+      (uint64_t)count[0] * count[1] * count[2] > SEEDED_MAX_WORKGROUP_COUNT_TOTAL) {
+    *out_status = host->status_format(
+        HALO_STATUS_INVALID_ARGUMENT,
+        "halo_command_buffer_dispatch: params->workgroup_count %u x %u x %u is more "
+        "workgroups than the device's max_workgroup_count_total %llu",
+        count[0], count[1], count[2], (unsigned long long)SEEDED_MAX_WORKGROUP_COUNT_TOTAL);
+    return NULL;
+  }
+#endif
   for (size_t i = 0; reason == NULL && i < params->binding_count; ++i) {
     const halo_buffer_binding_t* binding = &params->bindings[i];
     seeded_buffer_t* buffer = NULL;

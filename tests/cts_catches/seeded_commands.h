@@ -2,7 +2,8 @@
  * seeded-bug plugin (seeded_bug_plugin.c), built into the variants that define
  * TEMPLATE_COMMAND_BUFFERS, so that halo-cts can be shown to catch bugs in how
  * commands run. The queue's worker runs the recorded commands itself, through
- * seeded_command_run, so that every seeded bug stays in seeded_bug_plugin.c. */
+ * seeded_command_run, so that every seeded bug of the queue stays in
+ * seeded_bug_plugin.c. */
 #ifndef HALO_SEEDED_COMMANDS_H_
 #define HALO_SEEDED_COMMANDS_H_
 
@@ -20,6 +21,12 @@
 #define SEEDED_MAX_BUFFER_SIZE ((uint64_t)1 << 32)
 #define SEEDED_MIN_BUFFER_ALIGNMENT 64u
 #define SEEDED_EXECUTABLE_FORMATS "cpu-so"
+/* Dispatch limits (ABI 1.2): per dimension, and in all, below what the
+ * dimensions allow together, so that a CTS case can exceed each alone. */
+#define SEEDED_MAX_WORKGROUP_COUNT 65535u
+#define SEEDED_MAX_WORKGROUP_COUNT_TOTAL ((uint64_t)1 << 30)
+/* Parameters of a cpu-so entry point (halo/cpu_kernel.h), each at most 8 bytes. */
+#define SEEDED_MAX_PARAMETERS 64u
 
 /* The device vtable's allocate_buffer, create_command_buffer and create_executable
  * for |device| (retained by what they create), whose host interface is |host|.

@@ -51,6 +51,16 @@ expect_json("${json_out}" 9223372036854775807
 expect_json_type("${json_out}" NUMBER drivers ${alpha} devices 0 limits max_buffer_size)
 expect_json_type("${json_out}" ARRAY drivers ${alpha} devices 0 memory types)
 expect_json_type("${json_out}" ARRAY drivers ${alpha} devices 0 capabilities features)
+# ABI 1.2's members: the test plugins name a native API and compute units,
+# and, without buffers or dispatch, report no memory size or dispatch limit
+# (null, not 0).
+expect_json("${json_out}" "halo tests 1.0" drivers ${alpha} devices 0 native_api)
+expect_json("${json_out}" 1 drivers ${alpha} devices 0 compute_units)
+foreach(limit max_workgroup_size max_workgroup_invocations max_workgroup_count
+        max_workgroup_count_total max_binding_count max_constant_size)
+  expect_json_type("${json_out}" NULL drivers ${alpha} devices 0 limits ${limit})
+endforeach()
+expect_json_type("${json_out}" NULL drivers ${alpha} devices 0 memory device_memory_size)
 
 # A driver that lists no device and says nothing of why.
 expect_json("${json_out}" 0 drivers ${empty} device_count)
@@ -64,5 +74,7 @@ expect_contains("${text_out}" "    devices: 7\n    device 0: ")
 expect_contains("${text_out}" "      halo-cts: --plugin test_multi --device 6\n      registry index: 7\n")
 expect_contains("${text_out}" "    devices: 0\n    no devices: the driver lists no device and gives no reason")
 expect_contains("${text_out}" "`halo-info --doctor` says why")
+expect_contains("${text_out}" "      native API: halo tests 1.0\n      compute units: ")
+expect_contains("${text_out}" "      max workgroup count: (not reported)\n")
 finish("${json_out}\n${text_out}")
 message(STATUS "halo-info numbers devices per driver and gives every empty list a reason")

@@ -118,8 +118,10 @@ TEST_F(DispatchTest, RefusesWorkgroupCountsAboveTheDeviceLimit) {
   for (int axis = 0; axis < 3; ++axis) {
     halo_dispatch_params_t params = this->params();
     params.workgroup_count[axis] = 65536;
-    expect_refused(params, {"params->workgroup_count[" + std::to_string(axis) +
-                            "] 65536 exceeds the device's limit 65535"});
+    const std::string index = "[" + std::to_string(axis) + "]";
+    expect_refused(params, {"params->workgroup_count" + index +
+                            " 65536 is above the device's max_workgroup_count" +
+                            index + " 65535"});
   }
   expect_still_recording();
 }

@@ -326,8 +326,8 @@ TEST_F(ExecutableTest, RefusesMoreConstantsThanTheDeviceTakes) {
   Status status(create_executable(module.bytes(), &executable));
   expect_status(status, HALO_STATUS_INVALID_ARGUMENT,
                 {"halo_executable_create: params->data's entry point "
-                 "'constants' takes 1 storage buffers and 4100 bytes of "
-                 "constants; the device allows"});
+                 "'constants' takes 4100 bytes of constants, above the "
+                 "device's max_constant_size"});
   EXPECT_EQ(executable, nullptr);
 }
 
@@ -339,8 +339,8 @@ TEST_F(ExecutableTest, RefusesDeeplyNestedConstantsWithTheReason) {
       module_bytes(nested_push_constant_module(4, 14)), &executable));
   expect_status(big, HALO_STATUS_INVALID_ARGUMENT,
                 {"halo_executable_create: params->data's entry point 'main' "
-                 "takes 0 storage buffers and 1073741824 bytes of constants; "
-                 "the device allows"});
+                 "takes 1073741824 bytes of constants, above the device's "
+                 "max_constant_size"});
   EXPECT_EQ(executable, nullptr);
   expect_refused(module_bytes(nested_push_constant_module(1, 17)),
                  "push constant block 24 nests structs, arrays, vectors or "

@@ -48,6 +48,21 @@ typedef struct halo_device_info_t {
   uint32_t native_device_id;
   uint8_t uuid[16];
   /* --- ABI 1.0 ends here. --- */
+  /* The native API the plugin drives the device through, and its version
+   * as that API reports it: "Vulkan 1.3.255", "OpenCL 3.0 PoCL 3.1 …",
+   * "CUDA 13.0", "host" for a device that is the host itself.
+   * NUL-terminated and never empty from a plugin of ABI 1.2 or later; ""
+   * (all zero) from an older plugin. */
+  char native_api[64];
+  /* The units the device runs workgroups on in parallel: CUDA's
+   * multiprocessors, OpenCL's compute units, a host device's worker
+   * threads. At least 1 from a plugin of ABI 1.2 or later; where the native
+   * API does not say, the plugin reports the least it knows the device has
+   * (its README says so). 0 from an older plugin. */
+  uint32_t compute_units;
+  /* Zero; keeps the struct free of implicit padding. */
+  uint32_t reserved1;
+  /* --- ABI 1.2 ends here. --- */
 } halo_device_info_t;
 
 /* Feature bits: what a device offers. The CTS skips cases whose needs are
@@ -89,6 +104,46 @@ typedef struct halo_device_capabilities_t {
    * (see executable.h). */
   char executable_formats[128];
   /* --- ABI 1.0 ends here. --- */
+  /* Every member below is 0 from a plugin built for ABI 1.0 or 1.1 (libhalo
+   * leaves them so; valid only when the struct_size that comes back covers
+   * them) and 0 where the device lacks the feature the member is about.
+   * A limit the device does not have is the type's largest value (UINT32_MAX
+   * or UINT64_MAX), never 0. */
+  /* Bytes of the device's largest memory heap (Vulkan's largest
+   * VkMemoryHeap, CL_DEVICE_GLOBAL_MEM_SIZE, cuDeviceTotalMem; the host's
+   * physical memory for a host device); at least max_buffer_size. 0 without
+   * HALO_DEVICE_FEATURE_BUFFERS. */
+  uint64_t device_memory_size;
+  /* The most workgroups one dispatch may have in all: the product of
+   * halo_dispatch_params_t.workgroup_count may not exceed it, or
+   * halo_command_buffer_dispatch returns INVALID_ARGUMENT. UINT64_MAX when
+   * the device limits only each dimension (max_workgroup_count). 0 without
+   * HALO_DEVICE_FEATURE_DISPATCH. */
+  uint64_t max_workgroup_count_total;
+  /* The largest workgroup size an entry point may declare in x, y and z
+   * (halo_entry_point_info_t.workgroup_size), each at least 1, and the most
+   * work-items a workgroup may have in all (the product of the three), at
+   * least each of them; halo_executable_create refuses an entry point that
+   * declares more. UINT32_MAX where the device sets no limit (a host device
+   * whose entry point decides what one call does). 0 without
+   * HALO_DEVICE_FEATURE_DISPATCH. */
+  uint32_t max_workgroup_size[3];
+  uint32_t max_workgroup_invocations;
+  /* The most workgroups one dispatch may have in x, y and z, each at least
+   * 1: a larger halo_dispatch_params_t.workgroup_count[i] is
+   * INVALID_ARGUMENT from halo_command_buffer_dispatch. UINT32_MAX where the
+   * device sets no limit in that dimension. 0 without
+   * HALO_DEVICE_FEATURE_DISPATCH. */
+  uint32_t max_workgroup_count[3];
+  /* The most buffer bindings (halo_entry_point_info_t.binding_count) and
+   * bytes of constants (constant_size) an entry point may take, each at
+   * least 1; halo_executable_create refuses an entry point that takes more.
+   * 0 without HALO_DEVICE_FEATURE_DISPATCH. */
+  uint32_t max_binding_count;
+  uint32_t max_constant_size;
+  /* Zero; keeps the struct free of implicit padding. */
+  uint32_t reserved1;
+  /* --- ABI 1.2 ends here. --- */
 } halo_device_capabilities_t;
 
 /* A bitmask of queues; bit i is queue i. */

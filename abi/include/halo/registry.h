@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "halo/abi.h"
+#include "halo/allocator.h"
 #include "halo/device.h"
 #include "halo/driver.h"
 #include "halo/status.h"
@@ -54,13 +55,39 @@ typedef struct halo_registry_options_t {
   size_t plugin_path_count;
   const char* const* plugin_paths;
   /* --- ABI 1.0 ends here. --- */
+  /* The host allocator of this registry's plugins, or NULL for libhalo's own
+   * (posix_memalign and free). Every plugin the registry loads receives it
+   * in its host interface (plugin.h) and takes from it all host memory of
+   * the objects it makes: drivers, devices, semaphores, buffers, command
+   * buffers, executables, submissions and their timepoints. libhalo's own
+   * memory does not go through it: statuses (also those a plugin creates
+   * through the host interface), the registry and its records, validation's
+   * bookkeeping, and the transient timepoints of a host wait that mixes
+   * semaphores of several devices (halo_semaphores_wait), which belongs to
+   * no one registry.
+   *
+   * halo_registry_create copies the struct; |self|, |allocate| and |free|
+   * must stay valid, and keep working, until every object obtained through
+   * the registry and the registry itself are released (objects outlive the
+   * registry). Both functions are called from any thread, concurrently,
+   * including the plugins' own threads: they must be thread-safe, must not
+   * call back into halo, and |free| must accept memory from |allocate| on
+   * any thread. A plugin library loaded by several registries with
+   * different allocators takes each object's memory from the allocator of
+   * the registry through which the object's driver was obtained. ABI 1.2;
+   * a host library of ABI 1.0 or 1.1 ignores this member. */
+  const halo_allocator_t* allocator;
+  /* --- ABI 1.2 ends here. --- */
 } halo_registry_options_t;
 
 /* Scans for plugins and loads them; each plugin fails alone. |options| may be
- * NULL. Returns a new registry in |out_registry|. Thread-safe. Returns
- * INVALID_ARGUMENT for a NULL |out_registry| or malformed options: a
- * struct_size below 8, NULL paths, or flag bits outside
- * HALO_REGISTRY_FLAGS_KNOWN. */
+ * NULL; a struct_size of ABI 1.0 (without |allocator|) is accepted. Returns a
+ * new registry in |out_registry|. Thread-safe. Returns INVALID_ARGUMENT for a
+ * NULL |out_registry| or malformed options: a struct_size below 8, NULL
+ * paths, flag bits outside HALO_REGISTRY_FLAGS_KNOWN, or an |allocator|
+ * whose struct_size is below ABI 1.0's halo_allocator_t or whose |allocate|
+ * or |free| is NULL (the message names halo_registry_create and the
+ * field). */
 HALO_API HALO_MUST_USE halo_status_t halo_registry_create(
     const halo_registry_options_t* options, halo_registry_t** out_registry);
 

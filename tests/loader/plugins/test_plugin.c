@@ -182,6 +182,11 @@ static void fill_device_info(size_t index, halo_device_info_t* info) {
   info->vendor_id = 0x1234u;
   info->native_device_id = (uint32_t)index;
   info->uuid[0] = (uint8_t)(index + 1);
+#if HALO_ABI_VERSION_MINOR >= 2
+  /* ABI 1.2: halo-info's tests read these. */
+  copy_string(info->native_api, sizeof(info->native_api), "halo tests 1.0");
+  info->compute_units = (uint32_t)index + 1;
+#endif
 }
 
 /* ---- Objects ---------------------------------------------------------- */
