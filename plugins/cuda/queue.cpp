@@ -16,6 +16,7 @@
 #include "command_buffer.hpp"
 #include "cuda_status.hpp"
 #include "device.hpp"
+#include "halo/sdk/spin.hpp"
 #include "submission.hpp"
 
 namespace halo::cuda {
@@ -29,16 +30,6 @@ constexpr std::chrono::microseconds kWorkerIdleSpin{50};
 // often: a query takes the driver's locks, which submitting threads need.
 constexpr std::chrono::microseconds kPollFor{50};
 constexpr std::chrono::microseconds kPollInterval{1};
-
-// Waits |interval| without a system call.
-void pause_for(std::chrono::microseconds interval) {
-  const auto until = std::chrono::steady_clock::now() + interval;
-  while (std::chrono::steady_clock::now() < until) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-  }
-}
 
 }  // namespace
 
@@ -169,6 +160,27 @@ halo_status_t Queue::await_stream(uint64_t sequence) noexcept {
   if (sequence <= done_through_) return HALO_OK;  // Nothing issued, or done.
   const Api& api = *device_->api;
   ContextScope scope(api, device_->context);
+  bool work_failed = false;
+  halo_status_t status = await_tail_event(&work_failed);
+  if (status == HALO_OK || work_failed) return status;
+  // The event itself could not be made or recorded, so nothing says the
+  // work is done, and the caller is about to release what it uses: wait for
+  // the whole stream instead. A stream that cannot be synchronised either
+  // has a lost context, on which no work runs any more.
+  host_.free(status);
+  uint64_t through = 0;
+  {
+    std::lock_guard<std::mutex> lock(issue_mutex_);
+    through = issued_count_;
+  }
+  HALO_CUDA_RETURN_IF_ERROR(host_, api, "cuStreamSynchronize",
+                            api.cuStreamSynchronize(device_->stream));
+  done_through_ = through;
+  return HALO_OK;
+}
+
+halo_status_t Queue::await_tail_event(bool* work_failed) noexcept {
+  const Api& api = *device_->api;
   if (poll_event_ == nullptr) {
     HALO_CUDA_RETURN_IF_ERROR(
         host_, api, "cuEventCreate",
@@ -183,13 +195,11 @@ halo_status_t Queue::await_stream(uint64_t sequence) noexcept {
   halo_status_t status = HALO_OK;
   uint64_t through = mark_tail(poll_event_, &status);
   HALO_SDK_RETURN_IF_ERROR(status);
-  CUresult result = api.cuEventQuery(poll_event_);
-  const auto poll_until = std::chrono::steady_clock::now() + kPollFor;
-  while (result == CUDA_ERROR_NOT_READY &&
-         std::chrono::steady_clock::now() < poll_until) {
-    pause_for(kPollInterval);
+  CUresult result = CUDA_ERROR_NOT_READY;
+  sdk::spin_until(kPollFor, kPollInterval, [&] {
     result = api.cuEventQuery(poll_event_);
-  }
+    return result != CUDA_ERROR_NOT_READY;
+  });
   const char* call = "cuEventQuery";
   if (result == CUDA_ERROR_NOT_READY) {
     // Long work: sleep rather than spin a core. Recorded later, this event
@@ -199,6 +209,8 @@ halo_status_t Queue::await_stream(uint64_t sequence) noexcept {
     result = api.cuEventSynchronize(sleep_event_);
     call = "cuEventSynchronize";
   }
+  // A recorded event that reports an error reports the stream's work.
+  *work_failed = result != CUDA_SUCCESS;
   HALO_CUDA_RETURN_IF_ERROR(host_, api, call, result);
   done_through_ = through;
   return HALO_OK;

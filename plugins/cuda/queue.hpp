@@ -61,7 +61,12 @@ class Queue {
 
   // On the worker: blocks until the stream has run every submission up to
   // issue sequence |sequence|; OK, or the device's failure (new status).
+  // Never returns while issued work may still run.
   halo_status_t await_stream(uint64_t sequence) noexcept;
+  // await_stream's usual way: an event recorded at the stream's tail,
+  // polled, then slept on. Sets |*work_failed| when the event reports
+  // failed work, as opposed to failing to be made or recorded.
+  halo_status_t await_tail_event(bool* work_failed) noexcept;
   // Records |event| at the stream's tail, under the issue lock; the issue
   // sequence it follows, or 0 when recording failed (|*status| says why).
   uint64_t mark_tail(CUevent event, halo_status_t* status) noexcept;

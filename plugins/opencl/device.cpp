@@ -177,7 +177,10 @@ halo_status_t Device::create(Driver* driver, size_t index,
     device->shared = shared;
     halo_status_t status = device->create_queues();
     if (status == HALO_OK) {
-      status = sdk::guard(host, [&] { device->queue = Queue::create(host); });
+      status = sdk::guard(host, [&] {
+        device->queue =
+            Queue::create(host, device->description->completion_poll);
+      });
     }
     if (status != HALO_OK) {
       host.destroy(device);

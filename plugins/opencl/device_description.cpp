@@ -69,6 +69,23 @@ halo_device_type_t halo_type(cl_device_type type, bool unified_memory) {
   return HALO_DEVICE_TYPE_OTHER;
 }
 
+// How long the completion worker polls (DeviceDescription::completion_poll).
+// A GPU finishes short work within microseconds, and its driver may deliver
+// CL_COMPLETE callbacks much later (milliseconds on NVIDIA's), so polling
+// first pays there; a CPU implementation runs the work on the very cores a
+// polling worker would take from it.
+std::chrono::microseconds completion_poll(cl_device_type type) {
+  const char* forced = secure_getenv("HALO_OPENCL_COMPLETION_POLL_US");
+  if (forced != nullptr && *forced != '\0') {
+    char* end = nullptr;
+    const unsigned long value = std::strtoul(forced, &end, 10);
+    if (*end == '\0' && value <= 1000000) {
+      return std::chrono::microseconds(value);
+    }
+  }
+  return std::chrono::microseconds((type & CL_DEVICE_TYPE_GPU) ? 50 : 0);
+}
+
 // Parses "OpenCL <major>.<minor> ..." (CL_DEVICE_VERSION's fixed prefix).
 void parse_version(const char* text, DeviceDescription* out) {
   unsigned major = 0, minor = 0;
@@ -106,6 +123,7 @@ halo_status_t describe_info(sdk::Host host, const Api& api,
   HALO_CL_QUERY_VALUE_(CL_DEVICE_HOST_UNIFIED_MEMORY, &unified);
   out->unified_memory = unified == CL_TRUE;
   info.type = halo_type(type, out->unified_memory);
+  out->completion_poll = completion_poll(type);
   char extensions[8192] = {};
   HALO_CL_QUERY_TEXT_(CL_DEVICE_EXTENSIONS, extensions);
   out->khr_semaphore = has_word(extensions, "cl_khr_semaphore");

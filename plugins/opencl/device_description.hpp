@@ -3,6 +3,8 @@
 #ifndef HALO_OPENCL_DEVICE_DESCRIPTION_HPP_
 #define HALO_OPENCL_DEVICE_DESCRIPTION_HPP_
 
+#include <chrono>
+
 #include "cl_library.hpp"
 #include "halo/device.h"
 #include "halo/sdk/host.hpp"
@@ -39,6 +41,11 @@ struct DeviceDescription {
   bool unified_memory = false;
   // cl_khr_semaphore is offered (not used yet; reported by halo-info).
   bool khr_semaphore = false;
+  // How long the queue's worker polls an issued submission's completion
+  // event before it leaves the submission to a CL_COMPLETE callback (see
+  // queue.hpp): 50 µs on GPUs, 0 (a callback at once) elsewhere, or
+  // HALO_OPENCL_COMPLETION_POLL_US.
+  std::chrono::microseconds completion_poll{0};
 
   // True when the device's OpenCL version is at least |major|.|minor|.
   bool at_least(unsigned major, unsigned minor) const noexcept {

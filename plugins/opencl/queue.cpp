@@ -1,10 +1,11 @@
 // The opencl queue: submission, the completion worker and wait_idle.
 //
-// Submissions complete in OpenCL and timepoint callbacks, which must stay
-// short and may run on the implementation's threads; releasing objects there
-// could even destroy the device (and its command queues) from inside an
-// OpenCL callback. So callbacks only hand finished submissions to one worker
-// thread per device, which releases them.
+// Submissions complete on the worker (when it polls them, see queue.hpp) or
+// in OpenCL and timepoint callbacks, which must stay short and may run on
+// the implementation's threads; releasing objects there could even destroy
+// the device (and its command queues) from inside an OpenCL callback. So
+// callbacks only hand finished submissions to one worker thread per device,
+// which releases them.
 #include "queue.hpp"
 
 #include "command_buffer.hpp"
@@ -13,8 +14,9 @@
 
 namespace halo::cl {
 
-Queue* Queue::create(sdk::Host host) {
-  Queue* queue = host.make<Queue>(host);
+Queue* Queue::create(sdk::Host host,
+                     std::chrono::microseconds completion_poll) {
+  Queue* queue = host.make<Queue>(host, completion_poll);
   try {
     queue->worker_.start();
   } catch (...) {
@@ -91,11 +93,22 @@ void Queue::post_finished(Submission* submission) noexcept {
   worker_.post(submission);
 }
 
+void Queue::post_issued(Submission* submission) noexcept {
+  worker_.post(submission);
+}
+
 void Queue::process(void* queue, sdk::Submission* submission) noexcept {
   auto* own = static_cast<Submission*>(submission);
+  auto* self = static_cast<Queue*>(queue);
+  if (own->take_issued_hand_over()) {
+    // Completes it here, or leaves it to its callback; either way it comes
+    // back through post_finished once its outcome is decided.
+    own->poll_completion(self->completion_poll_);
+    return;
+  }
   // Release everything but the device before wait_idle may return.
   own->finish();
-  static_cast<Queue*>(queue)->in_flight_.untrack(own);
+  self->in_flight_.untrack(own);
   // Possibly the device's last reference, which destroys this queue.
   Submission::destroy(own);
 }

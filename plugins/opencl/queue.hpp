@@ -1,7 +1,19 @@
 // The opencl device's submission queue: queue_execute, the completion worker
-// that releases finished submissions, and wait_idle.
+// that completes and releases issued submissions, and wait_idle.
+//
+// How an issued submission's completion is observed depends on the device
+// (DeviceDescription::completion_poll). With a poll time, the submitting
+// thread hands the submission to the worker, which polls its completion
+// event for that long and completes it itself when the event finishes in
+// time: no callback, no OpenCL object per submission, and while work keeps
+// coming the worker spins for the next one instead of sleeping. Longer work
+// falls back to a CL_COMPLETE callback, so that no thread spins for as long
+// as the device runs. Without a poll time the callback is registered at
+// once and the worker only releases.
 #ifndef HALO_OPENCL_QUEUE_HPP_
 #define HALO_OPENCL_QUEUE_HPP_
+
+#include <chrono>
 
 #include "halo/device.h"
 #include "halo/sdk/completion_worker.hpp"
@@ -18,8 +30,10 @@ class Submission;
 // the worker.
 class Queue {
  public:
-  // Starts the worker thread. Throws std::bad_alloc or std::system_error.
-  static Queue* create(sdk::Host host);
+  // Starts the worker thread, which polls issued work for |completion_poll|
+  // (see the file comment). Throws std::bad_alloc or std::system_error.
+  static Queue* create(sdk::Host host,
+                       std::chrono::microseconds completion_poll);
   // Stops the worker (joining it, or detaching it when called on the
   // worker) and frees the queue. No submission may exist.
   static void destroy(Queue* queue) noexcept;
@@ -42,9 +56,19 @@ class Queue {
   // non-blocking: called from OpenCL and timepoint callbacks.
   void post_finished(Submission* submission) noexcept;
 
+  // Whether issued submissions go to the worker to be polled.
+  bool polls_completion() const noexcept {
+    return completion_poll_.count() > 0;
+  }
+  // Hands an issued submission to the worker to poll its completion. Short
+  // and non-blocking, like post_finished.
+  void post_issued(Submission* submission) noexcept;
+
   // Use create; public only so that the host allocator can construct it.
-  explicit Queue(sdk::Host host) noexcept
-      : host_(host), worker_(&Queue::process, this) {}
+  Queue(sdk::Host host, std::chrono::microseconds completion_poll) noexcept
+      : host_(host),
+        completion_poll_(completion_poll),
+        worker_(&Queue::process, this, completion_poll) {}
 
  private:
   halo_status_t acquire_command_buffers(
@@ -54,6 +78,7 @@ class Queue {
   static void process(void* queue, sdk::Submission* submission) noexcept;
 
   sdk::Host host_;
+  const std::chrono::microseconds completion_poll_;
   sdk::InFlightTracker in_flight_;
   sdk::CompletionWorker worker_;
 };

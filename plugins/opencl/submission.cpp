@@ -8,6 +8,7 @@
 #include "event_list.hpp"
 #include "halo/sdk/library_pin.hpp"
 #include "halo/sdk/queue_signal.hpp"
+#include "halo/sdk/spin.hpp"
 #include "queue.hpp"
 #include "semaphore.hpp"
 
@@ -214,35 +215,83 @@ void Submission::issue() noexcept {
   issued_.store(true, std::memory_order_release);
   const Api* api = api_;
   const sdk::Host host = this->host();
+  // Our own reference for opening the gate: once the work may complete, the
+  // worker may release the submission's references.
   cl_event gate = gate_;
-  cl_event completion = completion_;
-  // Our own references for the calls below: once the callback may run, the
-  // worker may release the submission's references while OpenCL is still
-  // inside these calls.
-  api->clRetainEvent(completion);
-  // Registered while the gate (if any) still holds the work back, so it
-  // cannot run before this returns; without a gate it may run at once.
-  cl_int code = api->clSetEventCallback(completion, CL_COMPLETE,
-                                        &Submission::on_complete, this);
-  if (code != CL_SUCCESS) {
-    api->clReleaseEvent(completion);
+  if (gate != nullptr) api->clRetainEvent(gate);
+  if (queue_->polls_completion()) {
+    handed_over_issued_ = true;
+    queue_->post_issued(this);
+  } else if (cl_int code = register_callback(); code != CL_SUCCESS) {
     issued_.store(false, std::memory_order_release);
     record_failure(cl_status(host, "clSetEventCallback", code));
-    if (gate != nullptr) set_event_status(api, gate, kGateFailed);
+    if (gate != nullptr) {
+      set_event_status(api, gate, kGateFailed);
+      api->clReleaseEvent(gate);
+    }
     drop();
     return;
   }
   if (gate != nullptr) {
     // Nothing to fall back on if this fails: the submission cannot complete.
-    code = set_event_status(api, gate, CL_COMPLETE);
+    cl_int code = set_event_status(api, gate, CL_COMPLETE);
     if (code != CL_SUCCESS) {
       host.log(HALO_LOG_LEVEL_ERROR,
                "clSetUserEventStatus failed: %s (%d); a queue submission "
                "will never complete",
                error_name(code), static_cast<int>(code));
     }
+    api->clReleaseEvent(gate);
   }
+}
+
+cl_int Submission::register_callback() noexcept {
+  // Locals and our own event reference: the callback may run, and the
+  // worker free the submission, before clSetEventCallback returns.
+  const Api* api = api_;
+  cl_event completion = completion_;
+  api->clRetainEvent(completion);
+  cl_int code = api->clSetEventCallback(completion, CL_COMPLETE,
+                                        &Submission::on_complete, this);
   api->clReleaseEvent(completion);
+  return code;
+}
+
+cl_int Submission::execution_status() noexcept {
+  cl_int status = CL_QUEUED;
+  cl_int code =
+      api_->clGetEventInfo(completion_, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                           sizeof(status), &status, nullptr);
+  return code == CL_SUCCESS ? status : code;
+}
+
+void Submission::poll_completion(std::chrono::microseconds poll_for) noexcept {
+  // No clFlush first: on NVIDIA's driver a flush per submission from this
+  // thread, beside the submitting one, cost more than polling saved
+  // (bench/README.md).
+  cl_int status = CL_QUEUED;
+  sdk::spin_until(poll_for, std::chrono::microseconds(1), [&] {
+    // A host thread blocked on this event (await_work) sees it finish as
+    // soon as anyone; querying meanwhile only contends with it for the
+    // driver's locks. Its drop ends the hold.
+    if (holders_.load(std::memory_order_acquire) > 1) return false;
+    status = execution_status();
+    return status <= CL_COMPLETE;
+  });
+  if (status > CL_COMPLETE) {
+    // Long work: sleep until the callback rather than spin. Flushed, so
+    // that an implementation that holds enqueued commands back until a
+    // flush runs them.
+    api_->clFlush(device_->cl_queue);
+    if (register_callback() == CL_SUCCESS) return;
+    // The work may run: wait for it before the submission may be released.
+    // The wait fails for failed work, which the status then tells.
+    api_->clWaitForEvents(1, &completion_);
+    status = execution_status();
+    if (status > CL_COMPLETE) status = CL_INVALID_EVENT;
+  }
+  on_work_done(status);
+  drop();
 }
 
 // --- Completion --------------------------------------------------------------

@@ -22,9 +22,10 @@
 // The commands of a submission of several commands also wait on one user
 // event, the gate, opened once all are enqueued, so that a failed enqueue
 // midway can fail it and nothing half enqueued runs. A join after the work
-// is the completion event; its callback signals the signal semaphores (or
-// fails them when the device work failed) and hands the submission to the
-// queue's worker, which releases what it holds. A failed wait fails the
+// is the completion event. Its completion (seen by the queue's worker
+// polling it, or by a CL_COMPLETE callback; see queue.hpp) signals the
+// signal semaphores (or fails them when the device work failed) and hands
+// the submission to the worker, which releases what it holds. A failed wait fails the
 // signal semaphores from the worker instead, with a copy of the wait's
 // status.
 //
@@ -48,6 +49,7 @@
 #define HALO_OPENCL_SUBMISSION_HPP_
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -96,6 +98,19 @@ class Submission final : public sdk::Submission, public SignalSource {
   // releases everything but the device.
   void finish() noexcept;
 
+  // On the worker: whether this hand-over is of an issued submission to
+  // poll (Queue::post_issued) rather than of a finished one. Clears it.
+  bool take_issued_hand_over() noexcept {
+    const bool issued = handed_over_issued_;
+    handed_over_issued_ = false;
+    return issued;
+  }
+  // On the worker: polls the completion event for up to |poll_for| and,
+  // when it finishes in time, completes the submission as the completion
+  // callback would; otherwise registers that callback after all (or, should
+  // that fail, blocks until the event finishes).
+  void poll_completion(std::chrono::microseconds poll_for) noexcept;
+
   // Keeps an issued submission from going to the worker until the matching
   // drop. Called with the signal semaphore's device-signal lock held while
   // one of its signals is linked, which is what makes the submission alive
@@ -124,6 +139,12 @@ class Submission final : public sdk::Submission, public SignalSource {
   void link_signals() noexcept;
   void unlink_signals() noexcept;
   void issue() noexcept;
+  // Registers on_complete on the completion event. When it succeeds the
+  // submission may be gone by the time it returns.
+  cl_int register_callback() noexcept;
+  // The completion event's CL_EVENT_COMMAND_EXECUTION_STATUS, or the
+  // query's error (negative, like a failed command's status).
+  cl_int execution_status() noexcept;
   void fire() noexcept;
   void on_work_done(cl_int status) noexcept;
   void signal_all() noexcept;
@@ -149,6 +170,8 @@ class Submission final : public sdk::Submission, public SignalSource {
   cl_event completion_ = nullptr;
   // Set by the completion callback, which signalled (or failed) already.
   bool signalled_ = false;
+  // Set by issue when it hands the submission to the worker to poll.
+  bool handed_over_issued_ = false;
   // The completion callback's share plus one per hold.
   std::atomic<uint32_t> holders_{1};
   // See DeviceSignal::issued.

@@ -1,6 +1,7 @@
 #include "halo/sdk/completion_worker.hpp"
 
 #include "halo/sdk/library_pin.hpp"
+#include "halo/sdk/spin.hpp"
 
 namespace halo::sdk {
 namespace {
@@ -88,13 +89,8 @@ void CompletionWorker::run() noexcept {
 void CompletionWorker::spin_for_work(
     std::unique_lock<std::mutex>& lock) noexcept {
   lock.unlock();
-  const auto until = std::chrono::steady_clock::now() + idle_spin_;
-  while (!has_work_.load(std::memory_order_acquire) &&
-         std::chrono::steady_clock::now() < until) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-  }
+  spin_until(idle_spin_, std::chrono::nanoseconds(0),
+             [&] { return has_work_.load(std::memory_order_acquire); });
   lock.lock();
 }
 
