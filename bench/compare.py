@@ -7,7 +7,9 @@ Benchmarks are named FAMILY/VARIANT[/real_time...]; in each family the variant
 "halo" is compared with every other variant (the native baselines). The time
 is, by default (auto), the wall-clock time of benchmarks registered with
 UseRealTime (their names end in /real_time: the multi-threaded ping-pong,
-whose timed thread sleeps) and the CPU time of the others (single-threaded
+whose timed thread sleeps) or UseManualTime (/manual_time: the
+per-iteration wall-clock time a body measured itself) and the CPU time of
+the others (single-threaded
 fast paths, where CPU time leaves out the moments a shared machine takes the
 core away). For each benchmark the median is taken over the repetitions; the
 spread is
@@ -93,7 +95,12 @@ def time_field(run_name, mode):
         return "real_time"
     if mode == "cpu":
         return "cpu_time"
-    return "real_time" if "/real_time" in run_name else "cpu_time"
+    # Manual time is wall-clock time too, measured by the body per
+    # iteration (the *SubmitLatency benchmarks); Google Benchmark reports it
+    # as real_time.
+    if "/real_time" in run_name or "/manual_time" in run_name:
+        return "real_time"
+    return "cpu_time"
 
 
 def load(paths, mode):

@@ -8,40 +8,18 @@
 // doing "nothing" would have no command to wait on, so both sides do the
 // smallest command the device runs: halo submits a command buffer recorded
 // once with one 4-byte fill of a word, the raw side enqueues the same
-// clEnqueueFillBuffer on its own word.
+// clEnqueueFillBuffer on its own word (word_fill.hpp).
 #include "fixture.hpp"
 #include "opencl_benchmarks.hpp"
+#include "word_fill.hpp"
 
 namespace halo::bench {
-namespace {
-
-// Enqueues the 4-byte fill of |word| after |wait_count| events of |waits|;
-// returns its event.
-cl_event enqueue_word_fill(cl_command_queue queue, cl_mem word,
-                           cl_uint wait_count, const cl_event* waits) {
-  cl_event done = nullptr;
-  check_cl(clEnqueueFillBuffer(queue, word, &kPattern, sizeof(kPattern), 0,
-                               kWordSize, wait_count, waits, &done),
-           "clEnqueueFillBuffer");
-  return done;
-}
-
-// Records the 4-byte fill of the halo side's word, once per benchmark run.
-CommandBufferPtr record_word_fill(halo_device_t* device, halo_buffer_t* word) {
-  CommandBufferPtr fill = begin_recording(device);
-  check(halo_command_buffer_fill(fill.get(), word, 0, kWordSize, &kPattern,
-                                 sizeof(kPattern)),
-        "halo_command_buffer_fill");
-  end_recording(fill.get());
-  return fill;
-}
-
-}  // namespace
 
 void user_event_release_native(benchmark::State& state) {
   PinnedTimedThread pinned;
   RawOpenCl& raw = fixture().raw();
   cl_mem word = fixture().raw_resources().word.get();
+  InstructionCount count(state, 1);
   for (auto _ : state) {
     cl_int code = CL_SUCCESS;
     cl_event gate = clCreateUserEvent(raw.context(), &code);
@@ -62,6 +40,7 @@ void user_event_release_halo(benchmark::State& state) {
   SemaphorePtr release = make_semaphore(device, 0);
   SemaphorePtr done = make_semaphore(device, 0);
   uint64_t value = 0;
+  InstructionCount count(state, 1);
   for (auto _ : state) {
     ++value;
     // Submitted before the host signal: the wait is on a value nobody has
@@ -79,6 +58,7 @@ void chain_native(benchmark::State& state) {
   PinnedTimedThread pinned;
   cl_command_queue queue = fixture().raw().queue();
   cl_mem word = fixture().raw_resources().word.get();
+  InstructionCount count(state, kChainLength);
   for (auto _ : state) {
     cl_event previous = enqueue_word_fill(queue, word, 0, nullptr);
     for (int link = 1; link < kChainLength; ++link) {
@@ -99,6 +79,7 @@ void chain_halo(benchmark::State& state) {
       record_word_fill(device, fixture().halo_resources().word.get());
   SemaphorePtr chain = make_semaphore(device, 0);
   uint64_t value = 0;
+  InstructionCount count(state, kChainLength);
   for (auto _ : state) {
     // The first link's wait is already reached, as the raw side's first
     // fill waits on nothing; every later one is on the value the link

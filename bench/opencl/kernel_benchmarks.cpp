@@ -28,6 +28,7 @@ void empty_kernel_native(benchmark::State& state) {
   const BuiltKernel& empty = resources.empty;
   // One workgroup: the global size is the local size.
   const std::array<size_t, 3> global = empty.local_size;
+  InstructionCount count(state, 1);
   for (auto _ : state) {
     cl_event done = nullptr;
     check_cl(clEnqueueNDRangeKernel(queue, empty.kernel.get(), 3, nullptr,
@@ -59,6 +60,7 @@ void empty_kernel_halo(benchmark::State& state) {
   end_recording(dispatch.get());
   SemaphorePtr done = make_semaphore(device, 0);
   uint64_t value = 0;
+  InstructionCount count(state, 1);
   for (auto _ : state) {
     ++value;
     submit(device, Timepoint{}, {done.get(), value}, dispatch.get());

@@ -17,17 +17,27 @@ namespace {
 
 using BenchmarkFunction = void (*)(benchmark::State&);
 
-// Registers FAMILY/native_opencl then FAMILY/halo. Every figure involves
-// the implementation's threads and a blocking wait, so it is wall-clock
-// time.
+// Registers one variant. Every figure involves the implementation's
+// threads and a blocking wait, so it is wall-clock time: measured by the
+// library, or per iteration by the body (|manual_time|).
+void add(const std::string& name, BenchmarkFunction body,
+         benchmark::TimeUnit unit, bool manual_time) {
+  benchmark::internal::Benchmark* benchmark =
+      benchmark::RegisterBenchmark(name.c_str(), body);
+  if (manual_time) {
+    benchmark->UseManualTime();
+  } else {
+    benchmark->UseRealTime();
+  }
+  benchmark->Unit(unit);
+}
+
+// Registers FAMILY/native_opencl then FAMILY/halo.
 void add_pair(const std::string& family, BenchmarkFunction native,
-              BenchmarkFunction halo, benchmark::TimeUnit unit) {
-  benchmark::RegisterBenchmark((family + "/native_opencl").c_str(), native)
-      ->UseRealTime()
-      ->Unit(unit);
-  benchmark::RegisterBenchmark((family + "/halo").c_str(), halo)
-      ->UseRealTime()
-      ->Unit(unit);
+              BenchmarkFunction halo, benchmark::TimeUnit unit,
+              bool manual_time = false) {
+  add(family + "/native_opencl", native, unit, manual_time);
+  add(family + "/halo", halo, unit, manual_time);
 }
 
 void register_benchmarks() {
@@ -38,6 +48,8 @@ void register_benchmarks() {
   add_pair("BM_ClCopy64MiB", copy_native, copy_halo, benchmark::kMillisecond);
   add_pair("BM_ClEmptyKernel", empty_kernel_native, empty_kernel_halo,
            benchmark::kMicrosecond);
+  add_pair("BM_ClSubmitLatency", submit_latency_native, submit_latency_halo,
+           benchmark::kMicrosecond, /*manual_time=*/true);
 }
 
 void add_context(Fixture& fixture) {

@@ -6,6 +6,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "instruction_count.hpp"
 #include "thread_pinning.hpp"
 
 namespace halo::bench {
@@ -41,6 +42,12 @@ void copy_halo(benchmark::State& state);
 // One workgroup of the empty kernel, submitted and waited for.
 void empty_kernel_native(benchmark::State& state);
 void empty_kernel_halo(benchmark::State& state);
+
+// The submit-and-wait round trip of a 4-byte fill, timed one iteration at a
+// time, with its percentiles (and the submission call's) as counters
+// (latency_samples.hpp). Registered with manual time.
+void submit_latency_native(benchmark::State& state);
+void submit_latency_halo(benchmark::State& state);
 
 }  // namespace halo::bench
 

@@ -22,6 +22,7 @@ void run_halo_loop(benchmark::State& state, halo_device_t* device,
                    halo_command_buffer_t* work) {
   SemaphorePtr done = make_semaphore(device, 0);
   uint64_t value = 0;
+  InstructionCount count(state, 1);
   for (auto _ : state) {
     ++value;
     submit(device, Timepoint{}, {done.get(), value}, work);
@@ -38,6 +39,7 @@ void fill_native(benchmark::State& state) {
   PinnedTimedThread pinned;
   cl_command_queue queue = fixture().raw().queue();
   cl_mem target = fixture().raw_resources().target.get();
+  InstructionCount count(state, 1);
   for (auto _ : state) {
     cl_event done = nullptr;
     check_cl(clEnqueueFillBuffer(queue, target, &kPattern, sizeof(kPattern), 0,
@@ -64,6 +66,7 @@ void copy_native(benchmark::State& state) {
   PinnedTimedThread pinned;
   cl_command_queue queue = fixture().raw().queue();
   const RawResources& resources = fixture().raw_resources();
+  InstructionCount count(state, 1);
   for (auto _ : state) {
     cl_event done = nullptr;
     check_cl(clEnqueueCopyBuffer(queue, resources.source.get(),

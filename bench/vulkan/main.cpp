@@ -20,17 +20,29 @@ namespace {
 
 using BenchmarkFunction = void (*)(benchmark::State&);
 
-// Every figure is wall-clock time: the timed thread sleeps in host waits
-// while the device (and, for halo, the plugin's notification thread) works.
+// Registers one variant. Every figure is wall-clock time: the timed thread
+// sleeps in host waits while the device (and, for halo, the plugin's
+// notification thread) works. It is measured by the library, or per
+// iteration by the body (|manual_time|).
+void add(const std::string& name, BenchmarkFunction body,
+         benchmark::TimeUnit unit, bool manual_time) {
+  benchmark::internal::Benchmark* benchmark =
+      benchmark::RegisterBenchmark(name.c_str(), body);
+  if (manual_time) {
+    benchmark->UseManualTime();
+  } else {
+    benchmark->UseRealTime();
+  }
+  benchmark->Unit(unit);
+}
+
+// Registers FAMILY/native_vulkan, then FAMILY/halo.
 void add_pair(const char* family, BenchmarkFunction native,
-              BenchmarkFunction halo, benchmark::TimeUnit unit) {
+              BenchmarkFunction halo, benchmark::TimeUnit unit,
+              bool manual_time = false) {
   const std::string name(family);
-  benchmark::RegisterBenchmark((name + "/native_vulkan").c_str(), native)
-      ->UseRealTime()
-      ->Unit(unit);
-  benchmark::RegisterBenchmark((name + "/halo").c_str(), halo)
-      ->UseRealTime()
-      ->Unit(unit);
+  add(name + "/native_vulkan", native, unit, manual_time);
+  add(name + "/halo", halo, unit, manual_time);
 }
 
 void register_benchmarks() {
@@ -43,6 +55,8 @@ void register_benchmarks() {
   add_pair("BM_VkCopy64MiB", copy_native, copy_halo, benchmark::kMillisecond);
   add_pair("BM_VkEmptyDispatch", empty_dispatch_native, empty_dispatch_halo,
            benchmark::kMicrosecond);
+  add_pair("BM_VkSubmitLatency", submit_latency_native, submit_latency_halo,
+           benchmark::kMicrosecond, /*manual_time=*/true);
 }
 
 // Reads the kernel and opens both sides: the halo driver, then the raw

@@ -27,7 +27,7 @@ void chain_native(benchmark::State& state) {
                  VK_NULL_HANDLE);
     }
     raw_wait(raw, timeline.get(), value);
-  });
+  }, kChainLength);
   raw_finish_run(raw);
   state.SetItemsProcessed(state.iterations() * kChainLength);
 }
@@ -43,7 +43,7 @@ void chain_halo(benchmark::State& state) {
                   value + 1, nullptr);
     }
     halo_wait(timeline.get(), value);
-  });
+  }, kChainLength);
   state.SetItemsProcessed(state.iterations() * kChainLength);
 }
 

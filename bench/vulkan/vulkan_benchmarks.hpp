@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "instruction_count.hpp"
 #include "thread_pinning.hpp"
 
 namespace halo::bench {
@@ -36,6 +37,12 @@ void copy_halo(benchmark::State& state);
 void empty_dispatch_native(benchmark::State& state);
 void empty_dispatch_halo(benchmark::State& state);
 
+// latency_benchmarks.cpp: BM_VkSubmitWait's round trip timed one
+// iteration at a time, with its percentiles (and the submission call's) as
+// counters (latency_samples.hpp). Registered with manual time.
+void submit_latency_native(benchmark::State& state);
+void submit_latency_halo(benchmark::State& state);
+
 // The empty kernel's SPIR-V, read by main before any benchmark runs.
 void set_empty_kernel(std::vector<uint32_t> spirv);
 const std::vector<uint32_t>& empty_kernel();
@@ -44,10 +51,13 @@ const std::vector<uint32_t>& empty_kernel();
 // pays each run's first-use costs (pages of fresh buffers, the driver's
 // first submission on a fresh device, pipeline caches) on both sides alike,
 // so that a run of few iterations (a 64 MiB fill, a chain) is not one cold
-// iteration.
+// iteration. |submissions_per_step| labels the timed iterations for
+// instruction counts (instruction_count.hpp).
 template <typename Step>
-void run_timed(benchmark::State& state, Step step) {
+void run_timed(benchmark::State& state, Step step,
+               int64_t submissions_per_step = 1) {
   step();
+  InstructionCount count(state, submissions_per_step);
   for (auto _ : state) step();
 }
 
