@@ -42,6 +42,10 @@ _GOALS = [
     # than with a barrier between each two.
     ("BM_Independent256Buffers", "barrier_between", 1.0),
     ("BM_Independent256Ranges", "barrier_between", 1.0),
+    # halo-bench-vulkan: a host-signalled wait against raw Vulkan that also
+    # queues the work only on the signal (the price of DESIGN.md §5 shows
+    # against native_vulkan, which queues it first).
+    ("BM_VkHostSignalWake", "native_vulkan_on_signal", 1.10),
 ]
 
 # Goals that hold for every family with a given baseline variant: each

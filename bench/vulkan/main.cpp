@@ -49,8 +49,15 @@ void register_benchmarks() {
   add_pair("BM_VkChain10k", chain_native, chain_halo, benchmark::kMillisecond);
   add_pair("BM_VkSubmitWait", submit_wait_native, submit_wait_halo,
            benchmark::kMicrosecond);
-  add_pair("BM_VkHostSignalWake", host_signal_wake_native,
-           host_signal_wake_halo, benchmark::kMicrosecond);
+  // Raw Vulkan twice: with the batch queued before the host signal, and
+  // queued on it, as halo must (sync_benchmarks.cpp).
+  add("BM_VkHostSignalWake/native_vulkan", host_signal_wake_native,
+      benchmark::kMicrosecond, /*manual_time=*/false);
+  add("BM_VkHostSignalWake/native_vulkan_on_signal",
+      host_signal_wake_native_on_signal, benchmark::kMicrosecond,
+      /*manual_time=*/false);
+  add("BM_VkHostSignalWake/halo", host_signal_wake_halo,
+      benchmark::kMicrosecond, /*manual_time=*/false);
   add_pair("BM_VkFill64MiB", fill_native, fill_halo, benchmark::kMillisecond);
   add_pair("BM_VkCopy64MiB", copy_native, copy_halo, benchmark::kMillisecond);
   add_pair("BM_VkEmptyDispatch", empty_dispatch_native, empty_dispatch_halo,

@@ -89,6 +89,25 @@ void host_signal_wake_native(benchmark::State& state) {
   raw_finish_run(raw);
 }
 
+// The same promise as halo's (DESIGN.md §5: work behind a failed wait never
+// runs): the batch is queued only once the host has signalled its gate, so
+// it waits on a value already reached. host_signal_wake_native queues it
+// first, which halo may not; the two raw figures show the promise's price.
+void host_signal_wake_native_on_signal(benchmark::State& state) {
+  PinTimedThread pin;
+  const RawDevice& raw = raw_device();
+  RawSemaphore gate;
+  RawSemaphore done;
+  uint64_t value = 0;
+  run_timed(state, [&] {
+    ++value;
+    raw_signal(raw, gate.get(), value);
+    raw_submit(raw, gate.get(), value, done.get(), value, VK_NULL_HANDLE);
+    raw_wait(raw, done.get(), value);
+  });
+  raw_finish_run(raw);
+}
+
 void host_signal_wake_halo(benchmark::State& state) {
   HaloDeviceScope device;
   PinTimedThread pin;

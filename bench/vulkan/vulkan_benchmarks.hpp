@@ -25,6 +25,7 @@ void chain_halo(benchmark::State& state);
 void submit_wait_native(benchmark::State& state);
 void submit_wait_halo(benchmark::State& state);
 void host_signal_wake_native(benchmark::State& state);
+void host_signal_wake_native_on_signal(benchmark::State& state);
 void host_signal_wake_halo(benchmark::State& state);
 
 // transfer_benchmarks.cpp: a recorded fill or copy of 64 MiB.
