@@ -40,7 +40,11 @@ constexpr Sanitizer kSanitizers[] = {
      "halt_on_error=1:detect_leaks=1:intercept_tls_get_addr=0",
      "detect_leaks=0:intercept_tls_get_addr=0"},
     {"thread", "ThreadSanitizer", HALO_CTS_TSAN_RUNTIME, "TSAN_OPTIONS",
-     "halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1",
+     // atexit_sleep_ms=0: the runtime's default second of sleep in every
+     // exit, for threads still running, would cost a second a case; a
+     // worker joins its threads before it exits.
+     "halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:"
+     "atexit_sleep_ms=0",
      "report_bugs=0"},
 };
 
