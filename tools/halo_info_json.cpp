@@ -71,6 +71,17 @@ Json memory_json(const halo_device_capabilities_t& caps) {
   return json;
 }
 
+// ABI 1.3's external handle types (empty lists from an older plugin).
+Json sharing_json(const halo_device_capabilities_t& caps) {
+  Json json;
+  json["buffer_export"] = handle_type_names(caps.buffer_export_types);
+  json["buffer_import"] = handle_type_names(caps.buffer_import_types);
+  json["semaphore_export"] = handle_type_names(caps.semaphore_export_types);
+  json["semaphore_import"] = handle_type_names(caps.semaphore_import_types);
+  json["host_allocation_alignment"] = reported(caps.host_allocation_alignment);
+  return json;
+}
+
 Json device_json(const DeviceReport& device) {
   const halo_device_info_t& info = device.info;
   const auto& caps = device.capabilities;
@@ -91,6 +102,7 @@ Json device_json(const DeviceReport& device) {
   json["capabilities"] = caps ? capabilities_json(*caps) : Json(nullptr);
   json["limits"] = caps ? limits_json(*caps) : Json(nullptr);
   json["memory"] = caps ? memory_json(*caps) : Json(nullptr);
+  json["sharing"] = caps ? sharing_json(*caps) : Json(nullptr);
   json["error"] = or_null(device.error);
   return json;
 }

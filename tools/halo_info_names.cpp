@@ -72,6 +72,15 @@ std::vector<std::string> memory_type_names(halo_memory_type_t types) {
   return bit_names(types, kTypes, std::size(kTypes));
 }
 
+std::vector<std::string> handle_type_names(halo_external_handle_type_t types) {
+  static constexpr BitName kTypes[] = {
+      {HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD, "opaque-fd"},
+      {HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION, "host-allocation"},
+      {HALO_EXTERNAL_HANDLE_TYPE_DMA_BUF, "dma-buf"},
+  };
+  return bit_names(types, kTypes, std::size(kTypes));
+}
+
 std::vector<std::string> split_formats(const std::string& formats) {
   std::vector<std::string> names;
   std::size_t start = 0;

@@ -78,6 +78,7 @@ std::string no_devices_reason(const DriverReport& driver);
 std::string device_type_name(std::uint32_t type);
 std::vector<std::string> feature_names(halo_device_features_t features);
 std::vector<std::string> memory_type_names(halo_memory_type_t types);
+std::vector<std::string> handle_type_names(halo_external_handle_type_t types);
 std::vector<std::string> split_formats(const std::string& formats);
 std::string uuid_string(const std::uint8_t (&uuid)[16]);
 std::string hex(std::uint64_t value);

@@ -99,6 +99,16 @@ void print_capabilities(std::ostream& out,
         limit_text(caps.max_workgroup_count_total));
   field(out, 6, "max bindings", limit_text(caps.max_binding_count));
   field(out, 6, "max constant size", limit_text(caps.max_constant_size));
+  field(out, 6, "buffers export as", join(handle_type_names(caps.buffer_export_types)));
+  field(out, 6, "buffers import from", join(handle_type_names(caps.buffer_import_types)));
+  field(out, 6, "semaphores export as",
+        join(handle_type_names(caps.semaphore_export_types)));
+  field(out, 6, "semaphores import from",
+        join(handle_type_names(caps.semaphore_import_types)));
+  if (caps.host_allocation_alignment != 0) {
+    field(out, 6, "host allocation alignment",
+          std::to_string(caps.host_allocation_alignment));
+  }
 }
 
 void print_device(std::ostream& out, const DriverReport& driver,

@@ -3,6 +3,7 @@
 #include "abi_1_0_sizes.hpp"
 #include "api_guard.hpp"
 #include "check.hpp"
+#include "external_checks.hpp"
 #include "halo/device.h"
 #include "object_refs.hpp"
 #include "plugin_objects.hpp"
@@ -89,6 +90,12 @@ halo_status_t halo_buffer_allocate(halo_device_t* device,
                               "%s: params->alignment %llu is not a power of two",
                               kFunction,
                               static_cast<unsigned long long>(params->alignment));
+  }
+  HALO_RETURN_IF_ERROR(check_known_flags(params->flags, HALO_BUFFER_FLAGS_KNOWN,
+                                         kFunction, "params->flags"));
+  if (params->flags & HALO_BUFFER_FLAG_EXPORTABLE) {
+    HALO_RETURN_IF_ERROR(check_exportable(device, ExternalUse::kBufferExport,
+                                          kFunction, "params->flags"));
   }
   const auto* vtable = vtable_of<halo_device_vtable_t>(device);
   if (vtable->allocate_buffer == nullptr) {

@@ -2,6 +2,7 @@
 #include "abi_1_0_sizes.hpp"
 #include "api_guard.hpp"
 #include "check.hpp"
+#include "external_checks.hpp"
 #include "halo/device.h"
 #include "halo/semaphore.h"
 #include "multi_wait.hpp"
@@ -53,6 +54,10 @@ halo_status_t halo_semaphore_create(halo_device_t* device,
   HALO_RETURN_IF_ERROR(check_value(initial_value, kFunction, "initial_value"));
   HALO_RETURN_IF_ERROR(check_known_flags(flags, HALO_SEMAPHORE_FLAGS_KNOWN,
                                          kFunction, "flags"));
+  if (flags & HALO_SEMAPHORE_FLAG_EXPORTABLE) {
+    HALO_RETURN_IF_ERROR(check_exportable(
+        device, ExternalUse::kSemaphoreExport, kFunction, "flags"));
+  }
   const auto create = vtable_of<halo_device_vtable_t>(device)->create_semaphore;
   HALO_RETURN_IF_ERROR(call_plugin(kFunction, create, device, initial_value,
                                    flags, out_semaphore));

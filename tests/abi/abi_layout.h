@@ -22,7 +22,7 @@
 
 /* Version packing. */
 HALO_LAYOUT_ASSERT(HALO_ABI_VERSION_MAJOR == 1);
-HALO_LAYOUT_ASSERT(HALO_ABI_VERSION == 0x00010002u);
+HALO_LAYOUT_ASSERT(HALO_ABI_VERSION == 0x00010003u);
 HALO_LAYOUT_ASSERT(HALO_MAKE_VERSION(2, 3) == 0x00020003u);
 HALO_LAYOUT_ASSERT(HALO_VERSION_MAJOR(HALO_MAKE_VERSION(7, 9)) == 7);
 HALO_LAYOUT_ASSERT(HALO_VERSION_MINOR(HALO_MAKE_VERSION(7, 9)) == 9);
@@ -84,16 +84,21 @@ HALO_LAYOUT_ASSERT(offsetof(halo_object_vtable_t, destroy) == 8);
 /* Vtables: the 1.0 entries, in order. */
 HALO_LAYOUT_ASSERT(sizeof(halo_driver_vtable_t) == 40);
 HALO_LAYOUT_ASSERT(offsetof(halo_driver_vtable_t, create_device) == 32);
-HALO_LAYOUT_ASSERT(sizeof(halo_device_vtable_t) == 104);
+HALO_LAYOUT_ASSERT(sizeof(halo_device_vtable_t) == 120);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_vtable_t, query_info) == 16);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_vtable_t, queue_execute) == 48);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_vtable_t, allocate_buffer) == 80);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_vtable_t, create_executable) == 96);
-HALO_LAYOUT_ASSERT(sizeof(halo_semaphore_vtable_t) == 72);
+/* ABI 1.3 appended the imports where 1.0's 104 bytes ended. */
+HALO_LAYOUT_ASSERT(offsetof(halo_device_vtable_t, import_buffer) == 104);
+HALO_LAYOUT_ASSERT(offsetof(halo_device_vtable_t, import_semaphore) == 112);
+HALO_LAYOUT_ASSERT(sizeof(halo_semaphore_vtable_t) == 80);
 HALO_LAYOUT_ASSERT(offsetof(halo_semaphore_vtable_t, query) == 16);
 HALO_LAYOUT_ASSERT(offsetof(halo_semaphore_vtable_t, acquire_timepoint) == 48);
 HALO_LAYOUT_ASSERT(offsetof(halo_semaphore_vtable_t, device) == 64);
-HALO_LAYOUT_ASSERT(sizeof(halo_buffer_vtable_t) == 56);
+HALO_LAYOUT_ASSERT(offsetof(halo_semaphore_vtable_t, export_handle) == 72);
+HALO_LAYOUT_ASSERT(sizeof(halo_buffer_vtable_t) == 64);
+HALO_LAYOUT_ASSERT(offsetof(halo_buffer_vtable_t, export_handle) == 56);
 HALO_LAYOUT_ASSERT(sizeof(halo_command_buffer_vtable_t) == 72);
 HALO_LAYOUT_ASSERT(offsetof(halo_command_buffer_vtable_t, dispatch) == 64);
 HALO_LAYOUT_ASSERT(sizeof(halo_executable_vtable_t) == 40);
@@ -132,7 +137,6 @@ HALO_LAYOUT_ASSERT(offsetof(halo_device_info_t, uuid) == 472);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_info_t, native_api) == 488);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_info_t, compute_units) == 552);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_info_t, reserved1) == 556);
-HALO_LAYOUT_ASSERT(sizeof(halo_device_capabilities_t) == 232);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, features) == 8);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, max_semaphore_value_difference) == 16);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, memory_types) == 40);
@@ -146,6 +150,11 @@ HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, max_workgroup_count) == 
 HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, max_binding_count) == 220);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, max_constant_size) == 224);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, reserved1) == 228);
+/* ABI 1.3 appended these where 1.2's 232 bytes ended. */
+HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, buffer_export_types) == 232);
+HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, semaphore_import_types) == 244);
+HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, host_allocation_alignment) == 248);
+HALO_LAYOUT_ASSERT(sizeof(halo_device_capabilities_t) == 256);
 HALO_LAYOUT_ASSERT(sizeof(halo_queue_execute_info_t) == 80);
 HALO_LAYOUT_ASSERT(offsetof(halo_queue_execute_info_t, affinity) == 8);
 HALO_LAYOUT_ASSERT(offsetof(halo_queue_execute_info_t, wait_count) == 16);
@@ -157,6 +166,12 @@ HALO_LAYOUT_ASSERT(offsetof(halo_timepoint_t, callback) == 16);
 HALO_LAYOUT_ASSERT(offsetof(halo_timepoint_t, implementation) == 32);
 HALO_LAYOUT_ASSERT(sizeof(halo_buffer_params_t) == 32);
 HALO_LAYOUT_ASSERT(offsetof(halo_buffer_params_t, size) == 16);
+/* ABI 1.3 named reserved0 flags. */
+HALO_LAYOUT_ASSERT(offsetof(halo_buffer_params_t, flags) == 12);
+HALO_LAYOUT_ASSERT(sizeof(halo_external_handle_t) == 32);
+HALO_LAYOUT_ASSERT(offsetof(halo_external_handle_t, fd) == 8);
+HALO_LAYOUT_ASSERT(offsetof(halo_external_handle_t, host_pointer) == 16);
+HALO_LAYOUT_ASSERT(offsetof(halo_external_handle_t, size) == 24);
 HALO_LAYOUT_ASSERT(sizeof(halo_buffer_binding_t) == 24);
 HALO_LAYOUT_ASSERT(sizeof(halo_dispatch_params_t) == 56);
 HALO_LAYOUT_ASSERT(offsetof(halo_dispatch_params_t, executable) == 8);

@@ -61,6 +61,9 @@ foreach(limit max_workgroup_size max_workgroup_invocations max_workgroup_count
   expect_json_type("${json_out}" NULL drivers ${alpha} devices 0 limits ${limit})
 endforeach()
 expect_json_type("${json_out}" NULL drivers ${alpha} devices 0 memory device_memory_size)
+# ABI 1.3's: the test plugins share nothing (empty lists, no alignment).
+expect_json_type("${json_out}" ARRAY drivers ${alpha} devices 0 sharing buffer_import)
+expect_json_type("${json_out}" NULL drivers ${alpha} devices 0 sharing host_allocation_alignment)
 
 # A driver that lists no device and says nothing of why.
 expect_json("${json_out}" 0 drivers ${empty} device_count)

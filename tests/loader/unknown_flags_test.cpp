@@ -39,10 +39,14 @@ TEST_F(UnknownFlagsTest, SemaphoreCreateRefusesUnknownBits) {
       HALO_STATUS_INVALID_ARGUMENT,
       "halo_semaphore_create: flags has unknown bits 0x10000000000");
   EXPECT_EQ(semaphore, nullptr);
-  // Known flags reach the plugin, which has no semaphores.
+  // Known flags pass the check; this device exports no semaphores, so
+  // EXPORTABLE is UNIMPLEMENTED, and without it the plugin, which has no
+  // semaphores, answers the same.
   expect_status(
       halo_semaphore_create(device.get(), 0, HALO_SEMAPHORE_FLAGS_KNOWN, &semaphore),
-      HALO_STATUS_UNIMPLEMENTED);
+      HALO_STATUS_UNIMPLEMENTED, "asks for EXPORTABLE");
+  expect_status(halo_semaphore_create(device.get(), 0, 0, &semaphore),
+                HALO_STATUS_UNIMPLEMENTED);
 }
 
 TEST_F(UnknownFlagsTest, DeviceParamsRefuseUnknownBits) {

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "halo/abi.h"
+#include "halo/external_handle.h"
 #include "halo/object.h"
 #include "halo/status.h"
 
@@ -60,6 +61,15 @@ typedef uint32_t halo_buffer_usage_t;
  * (HOST_VISIBLE), not this bit. */
 #define HALO_BUFFER_USAGE_MAPPING ((halo_buffer_usage_t)1u << 3)
 
+/* Buffer flags (ABI 1.3; the member was reserved and zero before). */
+typedef uint32_t halo_buffer_flags_t;
+/* Allocated so that halo_buffer_export (external.h) can export it as every
+ * type of the device's buffer_export_types; refused with UNIMPLEMENTED by a
+ * device that exports none. */
+#define HALO_BUFFER_FLAG_EXPORTABLE ((halo_buffer_flags_t)1u << 0)
+/* Every flag bit defined; any other is INVALID_ARGUMENT. */
+#define HALO_BUFFER_FLAGS_KNOWN ((halo_buffer_flags_t)0x1u)
+
 /* What halo_buffer_allocate allocates. */
 typedef struct halo_buffer_params_t {
   uint32_t struct_size;
@@ -67,7 +77,9 @@ typedef struct halo_buffer_params_t {
   halo_memory_type_t memory_type;
   /* A non-zero set of HALO_BUFFER_USAGE_* bits: every use the buffer sees. */
   halo_buffer_usage_t usage;
-  uint32_t reserved0;
+  /* HALO_BUFFER_FLAG_* bits (ABI 1.3; zero, as the reserved member it
+   * replaced, for older callers). */
+  halo_buffer_flags_t flags;
   /* Bytes: 1 to the device's max_buffer_size. */
   uint64_t size;
   /* 0 for the device's min_buffer_alignment, else a power of two. The buffer
@@ -90,7 +102,8 @@ typedef struct halo_buffer_binding_t {
 /* As a length: from the offset to the end of the buffer (see Ranges). */
 #define HALO_WHOLE_BUFFER (~(uint64_t)0)
 
-/* The buffer vtable a plugin implements. Every entry is required. Each
+/* The buffer vtable a plugin implements. Every ABI 1.0 entry is required;
+ * later ones may be NULL (libhalo then returns UNIMPLEMENTED). Each
  * implements the public function of its name below, with its rules and
  * codes; libhalo has already checked the handle and NULL pointers
  * (DESIGN.md §6). */
@@ -106,6 +119,12 @@ typedef struct halo_buffer_vtable_t {
   halo_status_t (*invalidate_range)(halo_buffer_t* buffer, uint64_t offset,
                                     uint64_t length);
   /* --- ABI 1.0 ends here. --- */
+  /* halo_buffer_export: |type| is one known bit, |out_handle| is libhalo's
+   * own full-size struct. */
+  halo_status_t (*export_handle)(halo_buffer_t* buffer,
+                                 halo_external_handle_type_t type,
+                                 halo_external_handle_t* out_handle);
+  /* --- ABI 1.3 ends here. --- */
 } halo_buffer_vtable_t;
 
 /* Allocates a buffer of |params->size| bytes on |device| (borrowed), with

@@ -19,6 +19,7 @@
 #include "halo/command_buffer.h"
 #include "halo/deadline.h"
 #include "halo/executable.h"
+#include "halo/external_handle.h"
 #include "halo/object.h"
 #include "halo/semaphore.h"
 #include "halo/status.h"
@@ -144,6 +145,19 @@ typedef struct halo_device_capabilities_t {
   /* Zero; keeps the struct free of implicit padding. */
   uint32_t reserved1;
   /* --- ABI 1.2 ends here. --- */
+  /* The HALO_EXTERNAL_HANDLE_TYPE_* bits the device can export its buffers
+   * and semaphores as, and import as buffers and semaphores of its own
+   * (external.h). 0 from a plugin older than ABI 1.3. */
+  halo_external_handle_type_t buffer_export_types;
+  halo_external_handle_type_t buffer_import_types;
+  halo_external_handle_type_t semaphore_export_types;
+  halo_external_handle_type_t semaphore_import_types;
+  /* A power of two that the pointer and the size of an imported
+   * HOST_ALLOCATION must be multiples of (Vulkan's
+   * minImportedHostPointerAlignment); 0 when buffer_import_types lacks
+   * HOST_ALLOCATION. */
+  uint64_t host_allocation_alignment;
+  /* --- ABI 1.3 ends here. --- */
 } halo_device_capabilities_t;
 
 /* A bitmask of queues; bit i is queue i. */
@@ -209,6 +223,17 @@ typedef struct halo_device_vtable_t {
                                      const halo_executable_params_t* params,
                                      halo_executable_t** out_executable);
   /* --- ABI 1.0 ends here. --- */
+  /* halo_buffer_import and halo_semaphore_import (external.h); each may be
+   * NULL: libhalo then returns UNIMPLEMENTED. libhalo has checked the
+   * arguments, and that the device's capabilities name the handle type. */
+  halo_status_t (*import_buffer)(halo_device_t* device,
+                                 const halo_buffer_params_t* params,
+                                 const halo_external_handle_t* handle,
+                                 halo_buffer_t** out_buffer);
+  halo_status_t (*import_semaphore)(halo_device_t* device,
+                                    const halo_external_handle_t* handle,
+                                    halo_semaphore_t** out_semaphore);
+  /* --- ABI 1.3 ends here. --- */
 } halo_device_vtable_t;
 
 /* Adds a reference to |device|. Accepts NULL. Thread-safe. */

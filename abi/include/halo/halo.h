@@ -10,6 +10,8 @@
 #include "halo/device.h"
 #include "halo/driver.h"
 #include "halo/executable.h"
+#include "halo/external.h"
+#include "halo/external_handle.h"
 #include "halo/object.h"
 #include "halo/registry.h"
 #include "halo/semaphore.h"

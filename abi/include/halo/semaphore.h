@@ -18,6 +18,7 @@
 
 #include "halo/abi.h"
 #include "halo/deadline.h"
+#include "halo/external_handle.h"
 #include "halo/object.h"
 #include "halo/status.h"
 
@@ -123,15 +124,26 @@ typedef struct halo_semaphore_vtable_t {
   /* Returns the device that created |semaphore| (borrowed). */
   halo_device_t* (*device)(halo_semaphore_t* semaphore);
   /* --- ABI 1.0 ends here. --- */
+  /* halo_semaphore_export (may be NULL: UNIMPLEMENTED): |type| is one known
+   * bit, |out_handle| is libhalo's own full-size struct. */
+  halo_status_t (*export_handle)(halo_semaphore_t* semaphore,
+                                 halo_external_handle_type_t type,
+                                 halo_external_handle_t* out_handle);
+  /* --- ABI 1.3 ends here. --- */
 } halo_semaphore_vtable_t;
 
 /* Semaphore creation flags (reserved for growth). */
 typedef uint64_t halo_semaphore_flags_t;
 #define HALO_SEMAPHORE_FLAG_NONE ((halo_semaphore_flags_t)0)
-/* Every flag bit defined: none in ABI 1.0. halo_semaphore_create refuses any
- * other bit with INVALID_ARGUMENT, so that a bit can be given a meaning
- * later. A new flag is appended here and to this mask. */
-#define HALO_SEMAPHORE_FLAGS_KNOWN ((halo_semaphore_flags_t)0)
+/* Created so that halo_semaphore_export (external.h) can export it as every
+ * type of the device's semaphore_export_types (ABI 1.3); refused with
+ * UNIMPLEMENTED by a device that exports none. */
+#define HALO_SEMAPHORE_FLAG_EXPORTABLE ((halo_semaphore_flags_t)1u << 0)
+/* Every flag bit defined: none in ABI 1.0, EXPORTABLE since 1.3.
+ * halo_semaphore_create refuses any other bit with INVALID_ARGUMENT, so that
+ * a bit can be given a meaning later. A new flag is appended here and to
+ * this mask. */
+#define HALO_SEMAPHORE_FLAGS_KNOWN ((halo_semaphore_flags_t)0x1u)
 
 /* Creates a semaphore on |device| (borrowed) with payload |initial_value|.
  * Returns a new reference in |out_semaphore|. Thread-safe.

@@ -26,30 +26,30 @@ halo_status_t check_usage(Host host, const char *function, const char *argument,
 
 halo_status_t check_buffer_params(Host host,
                                   const halo_device_capabilities_t &caps,
-                                  const halo_buffer_params_t &params) noexcept {
-  static const char kFunction[] = "halo_buffer_allocate";
+                                  const halo_buffer_params_t &params,
+                                  const char *function) noexcept {
   if (params.memory_type == 0 ||
       (params.memory_type & ~caps.memory_types) != 0) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
                             "%s: params->memory_type 0x%x is not a non-zero "
                             "subset of the device's memory types 0x%x",
-                            kFunction, params.memory_type, caps.memory_types);
+                            function, params.memory_type, caps.memory_types);
   }
   if (params.usage == 0 || (params.usage & ~kKnownUsage) != 0) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
                             "%s: params->usage 0x%x is not a non-zero set of "
                             "HALO_BUFFER_USAGE_* bits",
-                            kFunction, params.usage);
+                            function, params.usage);
   }
   if (params.size == 0) {
     return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                            "%s: params->size is 0", kFunction);
+                            "%s: params->size is 0", function);
   }
   if (params.size > caps.max_buffer_size) {
     return host.make_status(HALO_STATUS_RESOURCE_EXHAUSTED,
                             "%s: params->size %llu exceeds the device's "
                             "max_buffer_size %llu",
-                            kFunction, static_cast<ull>(params.size),
+                            function, static_cast<ull>(params.size),
                             static_cast<ull>(caps.max_buffer_size));
   }
   return HALO_OK;

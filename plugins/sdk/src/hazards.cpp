@@ -1,6 +1,40 @@
 #include "halo/sdk/hazards.hpp"
 
+#include <algorithm>
+
 namespace halo::sdk {
+namespace {
+
+// The keys of aliased memory (see hazards.hpp): addresses, never objects.
+constexpr char kHostMemory = 'h';
+constexpr char kSharedMemory = 's';
+
+}  // namespace
+
+BufferAccess host_memory_access(const void* address, uint64_t length,
+                                bool write) noexcept {
+  return {&kHostMemory, reinterpret_cast<uintptr_t>(address), length, write};
+}
+
+BufferAccess shared_memory_access(bool write) noexcept {
+  return {&kSharedMemory, 0, UINT64_MAX, write};
+}
+
+halo_status_t check_copy_aliases(Host host, const BufferAccess& source,
+                                 const BufferAccess& target) noexcept {
+  if (source.buffer != &kHostMemory || target.buffer != &kHostMemory ||
+      source.offset >= target.offset + target.length ||
+      target.offset >= source.offset + source.length) {
+    return HALO_OK;
+  }
+  const uint64_t overlap =
+      std::min(source.offset + source.length, target.offset + target.length) -
+      std::max(source.offset, target.offset);
+  return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
+                          "halo_command_buffer_copy: source and target share "
+                          "host memory, and %llu of the bytes copied overlap",
+                          static_cast<unsigned long long>(overlap));
+}
 
 bool HazardTracker::conflicts(const BufferAccess& access) const noexcept {
   if (access.length == 0) return false;

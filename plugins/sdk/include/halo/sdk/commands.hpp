@@ -24,10 +24,12 @@ struct BufferFacts {
   halo_memory_type_t memory_type = 0;
 };
 
-// Checks allocation parameters against the device's capabilities.
-halo_status_t check_buffer_params(Host host,
-                                  const halo_device_capabilities_t &caps,
-                                  const halo_buffer_params_t &params) noexcept;
+// Checks allocation parameters against the device's capabilities; messages
+// name |function| (halo_buffer_import passes its own).
+halo_status_t check_buffer_params(
+    Host host, const halo_device_capabilities_t &caps,
+    const halo_buffer_params_t &params,
+    const char *function = "halo_buffer_allocate") noexcept;
 
 // Resolves HALO_WHOLE_BUFFER in |*length| and checks [offset, offset +
 // *length) lies within |size|. |function| and |argument| name the call and

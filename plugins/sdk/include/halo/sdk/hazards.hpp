@@ -29,6 +29,27 @@ struct BufferAccess {
   bool write = false;
 };
 
+// Accesses to memory other buffers may share (external.h, "Aliases"): the
+// exporter of a buffer and its imports, or two imports of one allocation.
+// Keyed by what every alias has in common instead of the buffer object:
+//   host memory (a HOST_ALLOCATION import, or a buffer exported as one) by
+//   the addresses of its bytes, so that aliases conflict exactly where
+//   they overlap;
+//   memory whose sharing a plugin cannot see (an exportable or imported
+//   fd) as one range covering everything, so that every such access
+//   conflicts with every other that writes.
+BufferAccess host_memory_access(const void* address, uint64_t length,
+                                bool write) noexcept;
+BufferAccess shared_memory_access(bool write) noexcept;
+
+// Refuses a copy whose |source| and |target| accesses are of the same host
+// memory and overlap (INVALID_ARGUMENT naming halo_command_buffer_copy), as
+// check_copy refuses one within a buffer: native APIs leave a copy between
+// overlapping bytes undefined. Shared fd memory, whose bytes a plugin
+// cannot compare, passes.
+halo_status_t check_copy_aliases(Host host, const BufferAccess& source,
+                                 const BufferAccess& target) noexcept;
+
 class HazardTracker {
  public:
   explicit HazardTracker(Host host)

@@ -13,6 +13,10 @@
 //   halo_status_t wait(uint64_t value, halo_time_ns_t deadline) noexcept;
 //   halo_status_t acquire_timepoint(halo_timepoint_t* timepoint) noexcept;
 //   bool cancel_timepoint(halo_timepoint_t* timepoint) noexcept;
+// export_handle (ABI 1.3) is T's member of that name where T has one, and
+// NULL otherwise:
+//   halo_status_t export_handle(halo_external_handle_type_t type,
+//                               halo_external_handle_t* out_handle) noexcept;
 // destroy calls `static void T::destroy(T*) noexcept` when T has it, and
 // otherwise destroys the object through its host. Every entry must be
 // noexcept: the vtable crosses the C ABI.
@@ -112,6 +116,28 @@ halo_device_t* device(halo_semaphore_t* semaphore) noexcept {
   }
 }
 
+template <class T>
+halo_status_t export_handle(halo_semaphore_t* semaphore,
+                            halo_external_handle_type_t type,
+                            halo_external_handle_t* out_handle) noexcept {
+  return T::cast(semaphore)->export_handle(type, out_handle);
+}
+
+// The export entry (ABI 1.3): NULL, so UNIMPLEMENTED, unless T has
+// `halo_status_t export_handle(halo_external_handle_type_t,
+// halo_external_handle_t*) noexcept`.
+template <class T>
+consteval auto export_entry() {
+  using Entry = decltype(halo_semaphore_vtable_t::export_handle);
+  if constexpr (requires(T* self, halo_external_handle_t* out) {
+                  self->export_handle(halo_external_handle_type_t{}, out);
+                }) {
+    return Entry{&export_handle<T>};
+  } else {
+    return Entry{nullptr};
+  }
+}
+
 }  // namespace halo::sdk::semaphore_entries
 
 namespace halo::sdk {
@@ -128,6 +154,7 @@ inline constexpr halo_semaphore_vtable_t kSemaphoreVtable = {
     .acquire_timepoint = &semaphore_entries::acquire_timepoint<T>,
     .cancel_timepoint = &semaphore_entries::cancel_timepoint<T>,
     .device = &semaphore_entries::device<T>,
+    .export_handle = semaphore_entries::export_entry<T>(),
 };
 
 // True when |semaphore| (any plugin's, or NULL) is a T.

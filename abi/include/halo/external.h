@@ -1,0 +1,126 @@
+/* Sharing buffers and semaphores across devices, plugins and processes
+ * (ABI 1.3).
+ *
+ * A buffer or a semaphore of one device is exported as an external handle,
+ * and another device (of the same plugin or another, in this process or
+ * another) imports that handle as a buffer or semaphore of its own. Both
+ * then name the same memory or the same timeline: no copy is made, and a
+ * device that imported a semaphore waits on it and signals it natively.
+ *
+ * Handle types. A device reports in its capabilities (device.h, ABI 1.3)
+ * which types it can export and import, for buffers and for semaphores
+ * apart:
+ *   OPAQUE_FD        a file descriptor only the same driver family reads
+ *                    (Vulkan's and CUDA's opaque fds on one GPU): timeline
+ *                    semaphores and device memory.
+ *   HOST_ALLOCATION  host memory that the application, or another plugin's
+ *                    buffer, owns: a pointer and a size, each a multiple of
+ *                    the importing device's host_allocation_alignment.
+ *   DMA_BUF          a Linux dma-buf file descriptor, where a driver offers
+ *                    one.
+ *
+ * Ownership. An exported file descriptor belongs to the caller, who closes
+ * it or hands it to an import. An import that returns OK owns the file
+ * descriptor it was given (it is closed when the imported object is
+ * destroyed, or earlier); one that fails leaves it with the caller. An
+ * exported host pointer is borrowed: valid while the exporting buffer
+ * lives. An imported host allocation is borrowed too: the caller keeps it
+ * valid, and does not free it, until the imported buffer is destroyed,
+ * which happens only after the last submission naming it completed.
+ *
+ * Aliases. Several buffers may name the same memory (the exporter and its
+ * imports, or two imports of one allocation). Within a submission, commands
+ * on them take effect in recording order wherever they may touch the same
+ * bytes, as on one buffer (command_buffer.h): a plugin that cannot tell
+ * which bytes two aliases share orders their commands as if they shared
+ * all. A copy between overlapping bytes of two aliases is undefined, as
+ * Vulkan and OpenCL leave it; a plugin that sees the overlap (host
+ * allocations share addresses) may refuse it with INVALID_ARGUMENT.
+ *
+ * Exporting needs a buffer allocated with HALO_BUFFER_FLAG_EXPORTABLE, or a
+ * semaphore created with HALO_SEMAPHORE_FLAG_EXPORTABLE; a device that
+ * exports nothing refuses those flags with UNIMPLEMENTED. An export of a
+ * type the device does not export is UNIMPLEMENTED whether or not the
+ * object is exportable; FAILED_PRECONDITION is for an object made without
+ * the flag on a device that exports the type.
+ *
+ * Failure across an import. A failed semaphore carries its status in its
+ * process and plugin; the shared timeline carries only a failure value
+ * (>= HALO_SEMAPHORE_FAILURE_VALUE), so an importer that sees one reports
+ * DATA_LOSS "failed where the semaphore was exported" unless it failed the
+ * semaphore itself. Either way every waiter wakes with a failure.
+ *
+ * Ordering of host access to shared memory follows buffer.h ("Host
+ * access") on each side; semaphores order the devices. */
+#ifndef HALO_EXTERNAL_H_
+#define HALO_EXTERNAL_H_
+
+#include <stdint.h>
+
+#include "halo/abi.h"
+#include "halo/buffer.h"
+#include "halo/external_handle.h"
+#include "halo/object.h"
+#include "halo/semaphore.h"
+#include "halo/status.h"
+
+/* Exports |buffer| as a handle of |type| into |out_handle| (whose
+ * struct_size the caller sets). Borrows |buffer|. Thread-safe. An OPAQUE_FD
+ * or DMA_BUF is a new file descriptor owned by the caller; a
+ * HOST_ALLOCATION's pointer is valid while |buffer| lives.
+ * Returns INVALID_ARGUMENT for a bad handle, a NULL |out_handle|, a
+ * struct_size below ABI 1.3's or a |type| that is not exactly one known
+ * bit; FAILED_PRECONDITION for a buffer allocated without
+ * HALO_BUFFER_FLAG_EXPORTABLE; UNIMPLEMENTED when the buffer's device cannot
+ * export |type| (or its plugin predates ABI 1.3); RESOURCE_EXHAUSTED when
+ * file descriptors run out. */
+HALO_API HALO_MUST_USE halo_status_t halo_buffer_export(
+    halo_buffer_t* buffer, halo_external_handle_type_t type,
+    halo_external_handle_t* out_handle);
+
+/* Makes a buffer of |device| (borrowed; retained by the buffer) over the
+ * memory |handle| names, as |params| describes it: its usage and size (at
+ * most |handle->size|); its memory_type is one the device offers, and for a
+ * HOST_ALLOCATION it must be HOST_VISIBLE (the host memory is also
+ * coherent); |params->alignment| must be 0 and |params->flags| must not ask
+ * for EXPORTABLE. A new reference in |out_buffer| (NULL on failure).
+ * Thread-safe. See the top of this file for who owns the handle.
+ * Returns INVALID_ARGUMENT for a bad |device|, NULL arguments, struct sizes
+ * below ABI 1.0's (|params|) or 1.3's (|handle|), a handle type that is not
+ * exactly one known bit, a negative fd for an fd type, a NULL host pointer,
+ * a host pointer or size not a multiple of the device's
+ * host_allocation_alignment, a |params->size| of 0 or above |handle->size|,
+ * or bad |params| as for halo_buffer_allocate; UNIMPLEMENTED when the device
+ * cannot import that type (or its plugin predates ABI 1.3); the plugin's
+ * code naming the native call when the native API refuses the handle (an
+ * fd from another driver or GPU, a closed fd). */
+HALO_API HALO_MUST_USE halo_status_t halo_buffer_import(
+    halo_device_t* device, const halo_buffer_params_t* params,
+    const halo_external_handle_t* handle, halo_buffer_t** out_buffer);
+
+/* Exports |semaphore| as a handle of |type| into |out_handle| (whose
+ * struct_size the caller sets): a new file descriptor owned by the caller
+ * that names the same timeline. Borrows |semaphore|. Thread-safe.
+ * Returns INVALID_ARGUMENT for a bad handle, a NULL |out_handle|, a
+ * struct_size below ABI 1.3's or a |type| that is not exactly one known
+ * bit; FAILED_PRECONDITION for a semaphore created without
+ * HALO_SEMAPHORE_FLAG_EXPORTABLE; UNIMPLEMENTED when its device cannot
+ * export |type|; RESOURCE_EXHAUSTED when file descriptors run out. */
+HALO_API HALO_MUST_USE halo_status_t halo_semaphore_export(
+    halo_semaphore_t* semaphore, halo_external_handle_type_t type,
+    halo_external_handle_t* out_handle);
+
+/* Makes a semaphore of |device| (borrowed) over the timeline |handle| names:
+ * its payload is the exporter's, and a signal on either side is seen by
+ * both. A new reference in |out_semaphore| (NULL on failure). Thread-safe.
+ * See the top of this file for who owns the file descriptor.
+ * Returns INVALID_ARGUMENT for a bad |device|, NULL arguments, a struct_size
+ * below ABI 1.3's, a |handle->type| that is not exactly one known bit or a
+ * negative fd; UNIMPLEMENTED when the device cannot import that type; the
+ * plugin's code naming the native call when the native API refuses the
+ * handle. */
+HALO_API HALO_MUST_USE halo_status_t halo_semaphore_import(
+    halo_device_t* device, const halo_external_handle_t* handle,
+    halo_semaphore_t** out_semaphore);
+
+#endif /* HALO_EXTERNAL_H_ */

@@ -1,0 +1,35 @@
+/* External handle types and the handle struct (ABI 1.3); external.h says
+ * what they are for and declares the functions that use them. Apart so
+ * that the vtables of buffer.h, semaphore.h and device.h can name them. */
+#ifndef HALO_EXTERNAL_HANDLE_H_
+#define HALO_EXTERNAL_HANDLE_H_
+
+#include <stdint.h>
+
+typedef uint32_t halo_external_handle_type_t;
+#define HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD ((halo_external_handle_type_t)1u << 0)
+#define HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION \
+  ((halo_external_handle_type_t)1u << 1)
+#define HALO_EXTERNAL_HANDLE_TYPE_DMA_BUF ((halo_external_handle_type_t)1u << 2)
+/* Every type defined; a handle names exactly one of them. */
+#define HALO_EXTERNAL_HANDLE_TYPES_KNOWN ((halo_external_handle_type_t)0x7u)
+
+/* One external handle: what an export fills and an import reads. */
+typedef struct halo_external_handle_t {
+  uint32_t struct_size;
+  /* Exactly one HALO_EXTERNAL_HANDLE_TYPE_* bit. */
+  halo_external_handle_type_t type;
+  /* OPAQUE_FD and DMA_BUF: the file descriptor (>= 0); -1 otherwise. */
+  int32_t fd;
+  uint32_t reserved0;
+  /* HOST_ALLOCATION: the first byte; NULL otherwise. */
+  void* host_pointer;
+  /* Buffers: the bytes behind the handle, at least the buffer's size (for
+   * an OPAQUE_FD, the size of the exported allocation, which may be
+   * larger); an import's halo_buffer_params_t.size may be smaller.
+   * Semaphores: 0. */
+  uint64_t size;
+  /* --- ABI 1.3 ends here. --- */
+} halo_external_handle_t;
+
+#endif /* HALO_EXTERNAL_HANDLE_H_ */
