@@ -1,4 +1,5 @@
-// The cpu buffer: aligned host memory from the host allocator. Every memory
+// The cpu buffer: aligned host memory from the host allocator, or the
+// application's host memory it imported (HOST_ALLOCATION). Every memory
 // type is offered, since host memory is at once the device's local memory,
 // visible to and coherent with the host, and cached.
 #ifndef HALO_CPU_BUFFER_HPP_
@@ -36,8 +37,15 @@ struct Buffer {
   // The device, retained so that it outlives its buffers.
   halo_device_t* device;
   sdk::BufferFacts facts;
-  // The memory (size facts.size), from the host allocator.
+  // The memory (size facts.size, or allocation_size), from the host
+  // allocator, or borrowed from the application when imported.
   uint8_t* data;
+  // Bytes at |data|: facts.size, rounded up to whole pages when EXPORTABLE.
+  uint64_t allocation_size;
+  // False for imported memory, which the application frees.
+  bool owns_data;
+  // Allocated with HALO_BUFFER_FLAG_EXPORTABLE.
+  bool exportable;
   // Host memory needs no mapping; the ranges the caller mapped are kept
   // only to refuse an unmap of one never mapped.
   sdk::MappedRanges mappings;
@@ -46,7 +54,8 @@ struct Buffer {
   static const halo_buffer_vtable_t kVtable;
 
   Buffer(sdk::Host host, halo_device_t* device, const sdk::BufferFacts& facts,
-         uint8_t* data) noexcept;
+         uint8_t* data, uint64_t allocation_size, bool owns_data,
+         bool exportable) noexcept;
   ~Buffer();
 
   // Allocates a buffer of |device| (borrowed; retained) as |params| asks,
@@ -57,6 +66,17 @@ struct Buffer {
                                 const halo_device_capabilities_t& caps,
                                 const halo_buffer_params_t& params,
                                 halo_buffer_t** out_buffer) noexcept;
+
+  // Makes a buffer of |device| (borrowed; retained) over the application's
+  // memory that |handle| names (a HOST_ALLOCATION libhalo has checked), as
+  // |params| describes it. The memory is borrowed, never freed here.
+  // Returns a new reference in |out_buffer|; INVALID_ARGUMENT for bad
+  // parameters. Thread-safe.
+  static halo_status_t import(sdk::Host host, halo_device_t* device,
+                              const halo_device_capabilities_t& caps,
+                              const halo_buffer_params_t& params,
+                              const halo_external_handle_t& handle,
+                              halo_buffer_t** out_buffer) noexcept;
 
   // Returns the cpu buffer behind |buffer| in |*out| when it belongs to the
   // cpu plugin and to |device|; else INVALID_ARGUMENT naming |function| and

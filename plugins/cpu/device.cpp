@@ -63,6 +63,11 @@ halo_device_capabilities_t describe_capabilities() {
   std::snprintf(caps.executable_formats, sizeof(caps.executable_formats), "%s",
                 kExecutableFormat);
   describe_dispatch_limits(caps);
+  // Host memory is what HOST_ALLOCATION names: a cpu buffer is exported as
+  // its own memory and an application's memory imported as is.
+  caps.buffer_export_types = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
+  caps.buffer_import_types = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
+  caps.host_allocation_alignment = kMinBufferAlignment;
   return caps;
 }
 
@@ -135,6 +140,15 @@ halo_status_t allocate_buffer(halo_device_t* device,
                           out_buffer);
 }
 
+halo_status_t import_buffer(halo_device_t* device,
+                            const halo_buffer_params_t* params,
+                            const halo_external_handle_t* handle,
+                            halo_buffer_t** out_buffer) {
+  Device* self = Device::cast(device);
+  return Buffer::import(self->host, device, self->capabilities, *params,
+                        *handle, out_buffer);
+}
+
 halo_status_t create_command_buffer(halo_device_t* device,
                                     halo_command_buffer_mode_t mode,
                                     halo_command_buffer_t** out_command_buffer) {
@@ -166,6 +180,8 @@ const halo_device_vtable_t Device::kVtable = {
     .allocate_buffer = &allocate_buffer,
     .create_command_buffer = &create_command_buffer,
     .create_executable = &create_executable,
+    .import_buffer = &import_buffer,
+    .import_semaphore = nullptr,
 };
 
 Device::Device(sdk::Host host, halo_driver_t* driver,
