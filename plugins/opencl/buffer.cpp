@@ -60,6 +60,9 @@ const halo_buffer_vtable_t Buffer::kVtable = {
     .unmap_range = &unmap_range,
     .flush_range = &flush_range,
     .invalidate_range = &invalidate_range,
+    // ABI 1.3: nothing is exported (buffer_export_types is 0), so libhalo
+    // refuses EXPORTABLE and answers halo_buffer_export with UNIMPLEMENTED.
+    .export_handle = nullptr,
 };
 
 Buffer::Buffer(Device* device, const sdk::BufferFacts& facts) noexcept
@@ -184,6 +187,21 @@ halo_status_t create_memory(Device* device, const halo_buffer_params_t& params,
 
 }  // namespace
 
+halo_status_t Buffer::adopt(Device* device, const sdk::BufferFacts& facts,
+                            cl_mem memory, halo_buffer_t** out_buffer) noexcept {
+  sdk::Host host = device->host;
+  Buffer* buffer = nullptr;
+  halo_status_t status =
+      sdk::guard(host, [&] { buffer = host.make<Buffer>(device, facts); });
+  if (status != HALO_OK) {
+    device->api->clReleaseMemObject(memory);
+    return status;
+  }
+  buffer->memory = memory;
+  *out_buffer = buffer->handle();
+  return HALO_OK;
+}
+
 halo_status_t Buffer::create(Device* device, const halo_buffer_params_t& params,
                              halo_buffer_t** out_buffer) noexcept {
   sdk::Host host = device->host;
@@ -191,19 +209,8 @@ halo_status_t Buffer::create(Device* device, const halo_buffer_params_t& params,
       sdk::check_buffer_params(host, device->capabilities(), params));
   sdk::BufferFacts facts{params.size, params.usage, params.memory_type};
   cl_mem memory = nullptr;
-  return HALO_SDK_TRY(host, {
-    HALO_SDK_RETURN_IF_ERROR(create_memory(device, params, &memory));
-    Buffer* buffer = nullptr;
-    try {
-      buffer = host.make<Buffer>(device, facts);
-    } catch (...) {
-      device->api->clReleaseMemObject(memory);
-      throw;
-    }
-    buffer->memory = memory;
-    *out_buffer = buffer->handle();
-    return HALO_OK;
-  });
+  HALO_SDK_RETURN_IF_ERROR(create_memory(device, params, &memory));
+  return adopt(device, facts, memory, out_buffer);
 }
 
 halo_status_t Buffer::map(uint64_t offset, uint64_t length,

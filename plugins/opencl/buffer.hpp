@@ -1,15 +1,20 @@
 // The opencl buffer: a cl_mem of the device's context. Host-visible memory
 // is CL_MEM_ALLOC_HOST_PTR memory, mapped with clEnqueueMapBuffer on the
 // device's private in-order queue (a map blocks until the memory is there).
+// An imported host allocation (buffer_import.cpp) is a CL_MEM_USE_HOST_PTR
+// cl_mem over the application's memory, and an ordinary buffer otherwise.
 #ifndef HALO_OPENCL_BUFFER_HPP_
 #define HALO_OPENCL_BUFFER_HPP_
 
+#include <cstdint>
 #include <mutex>
 #include <vector>
 
 #include "cl_library.hpp"
 #include "halo/buffer.h"
+#include "halo/external_handle.h"
 #include "halo/sdk/commands.hpp"
+#include "halo/sdk/hazards.hpp"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/mapped_ranges.hpp"
 #include "halo/sdk/object_cast.hpp"
@@ -26,6 +31,9 @@ struct Buffer {
   Device* device;
   cl_mem memory = nullptr;
   sdk::BufferFacts facts;
+  // An imported host allocation's first byte (the application's); NULL for
+  // an allocated buffer.
+  const void* imported_memory = nullptr;
 
   // The vtable of every such object (see sdk/object_cast.hpp).
   static const halo_buffer_vtable_t kVtable;
@@ -39,6 +47,23 @@ struct Buffer {
   static halo_status_t create(Device* device, const halo_buffer_params_t& params,
                               halo_buffer_t** out_buffer) noexcept;
 
+  // Makes a buffer of |device| over the host memory that |handle| names,
+  // after sdk::check_buffer_params; libhalo has checked the handle (a
+  // HOST_ALLOCATION, aligned to the device's host_allocation_alignment, at
+  // least |params.size| bytes) and that the device imports its type. The
+  // memory stays the application's: the buffer never frees it. Returns a
+  // new reference in |out_buffer|, or the failing OpenCL call's status
+  // naming halo_buffer_import.
+  static halo_status_t import(Device* device, const halo_buffer_params_t& params,
+                              const halo_external_handle_t& handle,
+                              halo_buffer_t** out_buffer) noexcept;
+
+  // Wraps |memory| (ownership passes, released on failure too) in a new
+  // buffer of |device| with |facts|; a new reference in |out_buffer|.
+  // Returns RESOURCE_EXHAUSTED when the host allocator fails.
+  static halo_status_t adopt(Device* device, const sdk::BufferFacts& facts,
+                             cl_mem memory, halo_buffer_t** out_buffer) noexcept;
+
   // Returns the buffer when |buffer| is an opencl buffer, else NULL.
   static Buffer* from(halo_buffer_t* buffer) noexcept {
     return sdk::object_from<Buffer>(buffer);
@@ -48,6 +73,17 @@ struct Buffer {
   }
   halo_buffer_t* handle() noexcept {
     return reinterpret_cast<halo_buffer_t*>(this);
+  }
+
+  // How a command's use of [offset, offset + length) meets the hazard
+  // tracker. Several imports may name one host memory, so an import's use
+  // is keyed by its bytes' addresses (sdk::host_memory_access); an
+  // allocated buffer's by the buffer and the offset.
+  sdk::BufferAccess access(uint64_t offset, uint64_t length,
+                           bool write) const noexcept {
+    if (imported_memory == nullptr) return {this, offset, length, write};
+    return sdk::host_memory_access(
+        static_cast<const char*>(imported_memory) + offset, length, write);
   }
 
   halo_status_t map(uint64_t offset, uint64_t length, void** out) noexcept;

@@ -58,7 +58,7 @@ halo_status_t fill(halo_command_buffer_t* command_buffer, halo_buffer_t* target,
   command.target = buffer->memory;
   command.offset = offset;
   command.length = length;
-  const sdk::BufferAccess access{buffer, offset, length, true};
+  const sdk::BufferAccess access = buffer->access(offset, length, true);
   return sdk::guard(self->host, [&] {
     self->append(command, {sdk::as_object(target)}, &access, 1);
   });
@@ -87,7 +87,7 @@ halo_status_t update(halo_command_buffer_t* command_buffer, const void* source,
                                   static_cast<unsigned long long>(length));
   }
   std::memcpy(command.data, source, static_cast<size_t>(length));
-  const sdk::BufferAccess access{buffer, offset, length, true};
+  const sdk::BufferAccess access = buffer->access(offset, length, true);
   halo_status_t status = sdk::guard(self->host, [&] {
     self->append(command, {sdk::as_object(target)}, &access, 1);
   });
@@ -116,8 +116,11 @@ halo_status_t copy(halo_command_buffer_t* command_buffer, halo_buffer_t* source,
   command.target = to->memory;
   command.offset = target_offset;
   command.length = length;
-  const sdk::BufferAccess accesses[2] = {{from, source_offset, length, false},
-                                         {to, target_offset, length, true}};
+  const sdk::BufferAccess accesses[2] = {
+      from->access(source_offset, length, false),
+      to->access(target_offset, length, true)};
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::check_copy_aliases(self->host, accesses[0], accesses[1]));
   return sdk::guard(self->host, [&] {
     self->append(command, {sdk::as_object(source), sdk::as_object(target)},
                  accesses, 2);

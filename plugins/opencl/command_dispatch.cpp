@@ -123,7 +123,8 @@ halo_status_t CommandBuffer::record_dispatch(
   // written.
   sdk::BufferAccess accesses[kMaxKernelParameters] = {};
   for (uint32_t i = 0; i < params.binding_count; ++i) {
-    accesses[i] = {buffers[i], params.bindings[i].offset, lengths[i], true};
+    accesses[i] =
+        buffers[i]->access(params.bindings[i].offset, lengths[i], true);
   }
   return sdk::guard(host, [&] {
     retained.reserve(retained.size() + 1 + params.binding_count);

@@ -1,5 +1,6 @@
 // The opencl device's vtable: info, capabilities, semaphores, the queue and
-// the factories of buffers, command buffers and executables.
+// the factories of buffers (allocated and imported), command buffers and
+// executables.
 #include "device.hpp"
 
 #include "buffer.hpp"
@@ -84,6 +85,15 @@ halo_status_t allocate_buffer(halo_device_t* device,
   return Buffer::create(Device::cast(device), *params, out_buffer);
 }
 
+// HOST_ALLOCATION only, where the capabilities offer it (see
+// device_description.cpp); libhalo has checked the handle against them.
+halo_status_t import_buffer(halo_device_t* device,
+                            const halo_buffer_params_t* params,
+                            const halo_external_handle_t* handle,
+                            halo_buffer_t** out_buffer) {
+  return Buffer::import(Device::cast(device), *params, *handle, out_buffer);
+}
+
 halo_status_t create_command_buffer(halo_device_t* device,
                                     halo_command_buffer_mode_t mode,
                                     halo_command_buffer_t** out) {
@@ -113,6 +123,9 @@ const halo_device_vtable_t Device::kVtable = {
     .allocate_buffer = &allocate_buffer,
     .create_command_buffer = &create_command_buffer,
     .create_executable = &create_executable,
+    // ABI 1.3: no semaphore is imported (semaphore_import_types is 0).
+    .import_buffer = &import_buffer,
+    .import_semaphore = nullptr,
 };
 
 Device::Device(Driver* driver, size_t index) noexcept

@@ -2,7 +2,9 @@
 #include "device_description.hpp"
 
 #include <CL/cl_ext.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -193,6 +195,35 @@ halo_status_t describe_programs(sdk::Host host, const Api& api,
   return HALO_OK;
 }
 
+// The external handles of ABI 1.3. A HOST_ALLOCATION is imported as a
+// CL_MEM_USE_HOST_PTR buffer over the application's memory, and halo
+// promises more than OpenCL does there: that the buffer is that memory, so
+// device writes are in it once the work's signal is reached, without a map,
+// and host writes reach work that starts afterwards. With USE_HOST_PTR an
+// implementation may instead cache the memory on the device and write it
+// back only at a map (reading it only when a command first uses the
+// buffer), as a discrete GPU does (NVIDIA's). Only where the device reaches
+// host memory itself (CL_DEVICE_HOST_UNIFIED_MEMORY, PoCL's CPU device) is
+// the buffer the memory, so only there is the import offered. Pointer and
+// size must then be multiples of a page, the unit in which implementations
+// pin and map host memory, and of CL_DEVICE_MEM_BASE_ADDR_ALIGN, below which
+// an implementation may copy the memory into an aligned buffer of its own.
+// Nothing is exported, and no semaphore shared, yet.
+void describe_external(DeviceDescription* out) {
+  halo_device_capabilities_t& caps = out->capabilities;
+  caps.buffer_export_types = 0;
+  caps.semaphore_export_types = 0;
+  caps.semaphore_import_types = 0;
+  caps.buffer_import_types = 0;
+  caps.host_allocation_alignment = 0;
+  if (!out->unified_memory) return;
+  const long page = sysconf(_SC_PAGESIZE);
+  const uint64_t page_size = page > 0 ? static_cast<uint64_t>(page) : 4096;
+  caps.buffer_import_types = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
+  caps.host_allocation_alignment =
+      std::max(page_size, caps.min_buffer_alignment);
+}
+
 halo_status_t describe_capabilities(sdk::Host host, const Api& api,
                                     cl_device_id device,
                                     DeviceDescription* out) {
@@ -218,6 +249,7 @@ halo_status_t describe_capabilities(sdk::Host host, const Api& api,
     caps.memory_types |=
         HALO_MEMORY_TYPE_HOST_COHERENT | HALO_MEMORY_TYPE_HOST_CACHED;
   }
+  describe_external(out);
   cl_uint address_bits = 0;
   HALO_CL_QUERY_VALUE_(CL_DEVICE_ADDRESS_BITS, &address_bits);
   out->size_max = size_max_for_address_bits(address_bits);

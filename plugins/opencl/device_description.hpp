@@ -37,7 +37,8 @@ struct DeviceDescription {
   bool compiler = false;
   // CL_DEVICE_IL_VERSION names SPIR-V: clCreateProgramWithIL works.
   bool spirv_il = false;
-  // CL_DEVICE_HOST_UNIFIED_MEMORY: mapped memory is the device's memory.
+  // CL_DEVICE_HOST_UNIFIED_MEMORY: mapped memory is the device's memory,
+  // and host allocations are imported (see describe_external).
   bool unified_memory = false;
   // cl_khr_semaphore is offered (not used yet; reported by halo-info).
   bool khr_semaphore = false;
