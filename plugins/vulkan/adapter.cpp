@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "compute_units.hpp"
 
@@ -163,6 +164,30 @@ void fill_info(const VkPhysicalDeviceProperties& properties,
 
 }  // namespace
 
+bool has_device_extension(const InstanceFunctions& vki,
+                          VkPhysicalDevice physical_device,
+                          const char* name) noexcept {
+  uint32_t count = 0;
+  if (vki.vkEnumerateDeviceExtensionProperties(physical_device, nullptr,
+                                               &count, nullptr) != VK_SUCCESS) {
+    return false;
+  }
+  std::vector<VkExtensionProperties> extensions;
+  try {
+    extensions.resize(count);
+  } catch (...) {
+    return false;  // Out of memory: the extension counts as absent.
+  }
+  if (vki.vkEnumerateDeviceExtensionProperties(
+          physical_device, nullptr, &count, extensions.data()) < 0) {
+    return false;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    if (std::strcmp(extensions[i].extensionName, name) == 0) return true;
+  }
+  return false;
+}
+
 halo_memory_type_t memory_type_bits(VkMemoryPropertyFlags flags) noexcept {
   halo_memory_type_t bits = 0;
   if (flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) {
@@ -243,6 +268,7 @@ bool describe_adapter(const InstanceFunctions& vki,
   adapter->info.compute_units =
       count_compute_units(vki, physical_device, core.deviceType);
   fill_capabilities(core, v11, v12, adapter);
+  describe_external(vki, adapter);
   adapter->sliced_waits = wants_sliced_waits(v12.driverID, validating);
   return true;
 }

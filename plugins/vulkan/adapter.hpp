@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "external_support.hpp"
 #include "halo/device.h"
 #include "vulkan_api.hpp"
 
@@ -38,6 +39,8 @@ struct Adapter {
   halo_device_capabilities_t capabilities = {};
   AdapterLimits limits;
   VkPhysicalDeviceMemoryProperties memory = {};
+  // External handles (external_support.hpp).
+  ExternalSupport external;
   // The driver's vkWaitSemaphores(ANY) over several semaphores polls
   // instead of sleeping (Mesa's lavapipe, which emulates timelines), so the
   // plugin waits on one semaphore at a time, in slices (wait_any in
@@ -54,6 +57,12 @@ bool describe_adapter(const InstanceFunctions& vki,
                       VkPhysicalDevice physical_device, halo_device_id_t id,
                       bool validating, Adapter* out_adapter, char* reason,
                       size_t capacity) noexcept;
+
+// Whether |physical_device| offers device extension |name|. False when the
+// list cannot be read.
+bool has_device_extension(const InstanceFunctions& vki,
+                          VkPhysicalDevice physical_device,
+                          const char* name) noexcept;
 
 // Returns the halo memory type bits of Vulkan |flags|.
 halo_memory_type_t memory_type_bits(VkMemoryPropertyFlags flags) noexcept;

@@ -45,6 +45,12 @@ halo_status_t invalidate_range(halo_buffer_t* buffer, uint64_t offset,
                                           false, offset, length);
 }
 
+halo_status_t export_handle(halo_buffer_t* buffer,
+                            halo_external_handle_type_t type,
+                            halo_external_handle_t* out_handle) {
+  return Buffer::cast(buffer)->export_handle(type, out_handle);
+}
+
 // Picks the memory type allowed by |type_bits| whose properties include all
 // of |wanted| (halo bits), preferring the fewest extra properties. Returns
 // false when none qualifies.
@@ -83,6 +89,7 @@ const halo_buffer_vtable_t Buffer::kVtable = {
     .unmap_range = &vk::unmap_range,
     .flush_range = &vk::flush_range,
     .invalidate_range = &vk::invalidate_range,
+    .export_handle = &vk::export_handle,
 };
 
 Buffer::Buffer(Device* device, const halo_buffer_params_t& params) noexcept
@@ -107,64 +114,146 @@ Buffer::~Buffer() {
   device_->release();
 }
 
-halo_status_t Buffer::allocate(const halo_buffer_params_t& params) noexcept {
-  sdk::Host host = device_->host;
+halo_status_t Buffer::create_vk_buffer(uint64_t size,
+                                       VkExternalMemoryHandleTypeFlags external,
+                                       Needs* needs) noexcept {
   const DeviceFunctions& vkd = device_->vkd;
+  VkExternalMemoryBufferCreateInfo external_info = {};
+  external_info.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
+  external_info.handleTypes = external;
   VkBufferCreateInfo create_info = {};
   create_info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
-  create_info.size = params.size;
+  if (external != 0) create_info.pNext = &external_info;
+  create_info.size = size;
   // Every buffer may take part in the plugin's own transfers (fills through
   // staging, copies) and dispatches; halo's usage bits are enforced by the
   // shared checks at record time.
-  create_info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                      VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  create_info.usage = kBufferUsage;
   create_info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   HALO_VK_RETURN_IF_FAILED(
-      host, "vkCreateBuffer",
+      device_->host, "vkCreateBuffer",
       vkd.vkCreateBuffer(device_->device, &create_info, nullptr, &buffer_));
-  VkMemoryRequirements requirements = {};
-  vkd.vkGetBufferMemoryRequirements(device_->device, buffer_, &requirements);
-  uint32_t type_index = 0;
-  if (!pick_memory_type(device_->adapter->memory, requirements.memoryTypeBits,
-                        params.memory_type, &type_index)) {
-    return host.make_status(HALO_STATUS_INVALID_ARGUMENT,
-                            "halo_buffer_allocate: params->memory_type 0x%x "
-                            "asks for properties no single memory type of "
-                            "the device has",
-                            params.memory_type);
-  }
-  VkMemoryPropertyFlags flags =
-      device_->adapter->memory.memoryTypes[type_index].propertyFlags;
-  coherent_ = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
-  const bool host_visible = (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0;
-  // A mapping must start at a multiple of the buffer's alignment. Vulkan
-  // only promises minMemoryMapAlignment, so for larger alignments the memory
-  // gets room to place the buffer at an aligned address inside it.
-  const uint64_t alignment =
-      std::max(params.alignment, device_->adapter->capabilities.min_buffer_alignment);
-  const uint64_t slack =
-      host_visible && alignment > device_->adapter->limits.min_memory_map_alignment
-          ? alignment
-          : 0;
-  VkMemoryAllocateInfo allocate_info = {};
-  allocate_info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-  allocate_info.allocationSize = requirements.size + slack;
-  allocate_info.memoryTypeIndex = type_index;
-  HALO_VK_RETURN_IF_FAILED(
-      host, "vkAllocateMemory",
-      vkd.vkAllocateMemory(device_->device, &allocate_info, nullptr, &memory_));
-  allocation_size_ = allocate_info.allocationSize;
-  if (host_visible) {
-    HALO_SDK_RETURN_IF_ERROR(map_aligned(alignment, requirements.alignment));
-  }
-  HALO_VK_RETURN_IF_FAILED(
-      host, "vkBindBufferMemory",
-      vkd.vkBindBufferMemory(device_->device, buffer_, memory_, memory_offset_));
+  VkMemoryDedicatedRequirements dedicated = {};
+  dedicated.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS;
+  VkMemoryRequirements2 requirements = {};
+  requirements.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2;
+  requirements.pNext = &dedicated;
+  VkBufferMemoryRequirementsInfo2 info = {};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2;
+  info.buffer = buffer_;
+  vkd.vkGetBufferMemoryRequirements2(device_->device, &info, &requirements);
+  needs->requirements = requirements.memoryRequirements;
+  // Only shared memory is ever dedicated: the exporter and the importer
+  // must agree, and both see the same rule of the same driver.
+  needs->dedicated =
+      external == VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT &&
+      (dedicated.requiresDedicatedAllocation ||
+       device_->adapter->external.opaque_fd_dedicated_only);
   return HALO_OK;
 }
 
-halo_status_t Buffer::map_aligned(uint64_t alignment,
+halo_status_t Buffer::pick_type(const char* function, uint32_t type_bits,
+                                halo_memory_type_t wanted,
+                                uint32_t* out_index) noexcept {
+  if (pick_memory_type(device_->adapter->memory, type_bits, wanted,
+                       out_index)) {
+    return HALO_OK;
+  }
+  return device_->host.make_status(
+      HALO_STATUS_INVALID_ARGUMENT,
+      "%s: params->memory_type 0x%x asks for properties no single memory "
+      "type of the device has%s",
+      function, wanted,
+      host_pointer_ != nullptr ? " for this host allocation" : "");
+}
+
+halo_status_t Buffer::allocate_memory(const char* function, const char* source,
+                                      const VkMemoryAllocateInfo& info) noexcept {
+  const VkResult result = device_->vkd.vkAllocateMemory(device_->device, &info,
+                                                        nullptr, &memory_);
+  if (result != VK_SUCCESS) {
+    memory_ = VK_NULL_HANDLE;
+    return device_->host.make_status(
+        result_code(result), "%s: vkAllocateMemory%s failed: %s (%d)",
+        function, source, result_name(result), static_cast<int>(result));
+  }
+  allocation_size_ = info.allocationSize;
+  const VkMemoryPropertyFlags flags =
+      device_->adapter->memory.memoryTypes[info.memoryTypeIndex].propertyFlags;
+  coherent_ = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+  host_visible_ = (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0;
+  return HALO_OK;
+}
+
+halo_status_t Buffer::place(const char* function, uint64_t alignment,
+                            uint64_t required_alignment,
+                            bool movable) noexcept {
+  // An imported host allocation is mapped already: it is the caller's
+  // memory. Vulkan still needs a mapping to flush non-coherent memory.
+  if (host_visible_ && (host_pointer_ == nullptr || !coherent_)) {
+    HALO_SDK_RETURN_IF_ERROR(
+        map_aligned(function, movable ? alignment : 1, required_alignment));
+    if (host_pointer_ == nullptr &&
+        reinterpret_cast<uintptr_t>(mapped_) % alignment != 0) {
+      return device_->host.make_status(
+          HALO_STATUS_RESOURCE_EXHAUSTED,
+          "%s: the device maps the shared memory at %p, not aligned to %llu",
+          function, static_cast<void*>(mapped_), static_cast<ull>(alignment));
+    }
+  }
+  if (host_pointer_ != nullptr) {
+    mapped_ = static_cast<unsigned char*>(host_pointer_);
+  }
+  HALO_VK_RETURN_IF_FAILED(
+      device_->host, "vkBindBufferMemory",
+      device_->vkd.vkBindBufferMemory(device_->device, buffer_, memory_,
+                                      memory_offset_));
+  return HALO_OK;
+}
+
+halo_status_t Buffer::allocate(const halo_buffer_params_t& params) noexcept {
+  static const char kFunction[] = "halo_buffer_allocate";
+  exportable_ = (params.flags & HALO_BUFFER_FLAG_EXPORTABLE) != 0;
+  const VkExternalMemoryHandleTypeFlags external =
+      exportable_ ? VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT : 0;
+  Needs needs;
+  HALO_SDK_RETURN_IF_ERROR(create_vk_buffer(params.size, external, &needs));
+  uint32_t type_index = 0;
+  HALO_SDK_RETURN_IF_ERROR(pick_type(kFunction,
+                                     needs.requirements.memoryTypeBits,
+                                     params.memory_type, &type_index));
+  const bool host_visible =
+      (device_->adapter->memory.memoryTypes[type_index].propertyFlags &
+       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0;
+  // A mapping must start at a multiple of the buffer's alignment. Vulkan
+  // only promises minMemoryMapAlignment, so for larger alignments the memory
+  // gets room to place the buffer at an aligned address inside it; not
+  // exportable memory, which an importer binds from its start.
+  const uint64_t alignment = std::max(
+      params.alignment, device_->adapter->capabilities.min_buffer_alignment);
+  const uint64_t slack =
+      !exportable_ && host_visible &&
+              alignment > device_->adapter->limits.min_memory_map_alignment
+          ? alignment
+          : 0;
+  VkExportMemoryAllocateInfo export_info = {};
+  export_info.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO;
+  export_info.handleTypes = external;
+  VkMemoryDedicatedAllocateInfo dedicated = {};
+  dedicated.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
+  dedicated.buffer = buffer_;
+  if (needs.dedicated) export_info.pNext = &dedicated;
+  VkMemoryAllocateInfo allocate_info = {};
+  allocate_info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  if (exportable_) allocate_info.pNext = &export_info;
+  allocate_info.allocationSize = needs.requirements.size + slack;
+  allocate_info.memoryTypeIndex = type_index;
+  HALO_SDK_RETURN_IF_ERROR(allocate_memory(kFunction, "", allocate_info));
+  return place(kFunction, alignment, needs.requirements.alignment,
+               !exportable_);
+}
+
+halo_status_t Buffer::map_aligned(const char* function, uint64_t alignment,
                                   uint64_t required_alignment) noexcept {
   void* pointer = nullptr;
   HALO_VK_RETURN_IF_FAILED(
@@ -176,9 +265,9 @@ halo_status_t Buffer::map_aligned(uint64_t alignment,
   if (memory_offset_ % required_alignment != 0) {
     return device_->host.make_status(
         HALO_STATUS_RESOURCE_EXHAUSTED,
-        "halo_buffer_allocate: cannot place the buffer at a mapped address "
-        "aligned to %llu (the device maps it at 0x%llx)",
-        static_cast<ull>(alignment), static_cast<ull>(base));
+        "%s: cannot place the buffer at a mapped address aligned to %llu "
+        "(the device maps it at 0x%llx)",
+        function, static_cast<ull>(alignment), static_cast<ull>(base));
   }
   mapped_ = static_cast<unsigned char*>(pointer) + memory_offset_;
   return HALO_OK;

@@ -255,7 +255,7 @@ halo_status_t CommandBuffer::fill(halo_buffer_t* target, uint64_t offset,
     const uint64_t end = offset + length;
     const uint64_t middle_begin = std::min(end, (offset + 3) & ~uint64_t{3});
     const uint64_t middle_end = std::max(middle_begin, end & ~uint64_t{3});
-    sdk::BufferAccess access{buffer, offset, length, true};
+    const sdk::BufferAccess access = buffer->access(offset, length, true);
     before(&access, 1);
     hold(buffer->object());
     if (middle_end > middle_begin) {
@@ -283,7 +283,7 @@ halo_status_t CommandBuffer::update(const void* source, halo_buffer_t* target,
       sdk::check_update(host, buffer->facts(), offset, length));
   if (length == 0) return HALO_OK;
   return sdk::guard(host, [&]() -> halo_status_t {
-    sdk::BufferAccess access{buffer, offset, length, true};
+    const sdk::BufferAccess access = buffer->access(offset, length, true);
     before(&access, 1);
     hold(buffer->object());
     return copy_staged(source, length, buffer->vk_buffer(), offset);
@@ -307,7 +307,10 @@ halo_status_t CommandBuffer::copy(halo_buffer_t* source, uint64_t source_offset,
   if (length == 0) return HALO_OK;
   return sdk::guard(host, [&]() -> halo_status_t {
     const sdk::BufferAccess accesses[2] = {
-        {from, source_offset, length, false}, {to, target_offset, length, true}};
+        from->access(source_offset, length, false),
+        to->access(target_offset, length, true)};
+    HALO_SDK_RETURN_IF_ERROR(
+        sdk::check_copy_aliases(host, accesses[0], accesses[1]));
     before(accesses, 2);
     hold(from->object());
     hold(to->object());
@@ -378,8 +381,8 @@ halo_status_t CommandBuffer::bind_dispatch(const halo_dispatch_params_t& params,
     writes[i].pBufferInfo = &infos[i];
     // The plugin cannot tell what a shader reads or writes: each binding
     // counts as written.
-    accesses[i] = {buffers[i], params.bindings[i].offset,
-                   lengths[i], true};
+    accesses[i] =
+        buffers[i]->access(params.bindings[i].offset, lengths[i], true);
   }
   const DeviceFunctions& vkd = device_->vkd;
   vkd.vkUpdateDescriptorSets(device_->device, count, writes, 0, nullptr);

@@ -64,6 +64,16 @@ void Queue::complete(Submission* submission) noexcept {
   }
   // Signals the ones the GPU did not, or fails them all.
   submission->complete();
+  // A failed shared semaphore's failure value waits for the GPU signals
+  // pending on it (Semaphore::publish_failure); they have landed now.
+  for (size_t i = 0; i < submission->signal_count(); ++i) {
+    halo_semaphore_t* handle = submission->signal(i).semaphore;
+    if (!device_->owns(handle)) continue;
+    Semaphore* semaphore = Semaphore::cast(handle);
+    if (semaphore->shared() && semaphore->failed()) {
+      semaphore->publish_failure();
+    }
+  }
   finish(submission);
 }
 

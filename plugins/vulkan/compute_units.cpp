@@ -1,32 +1,11 @@
 #include "compute_units.hpp"
 
-#include <cstring>
-#include <vector>
-
 #include <unistd.h>
+
+#include "adapter.hpp"
 
 namespace halo::vk {
 namespace {
-
-// Whether |physical_device| offers device extension |name|. False when the
-// list cannot be read.
-bool has_extension(const InstanceFunctions& vki,
-                   VkPhysicalDevice physical_device, const char* name) {
-  uint32_t count = 0;
-  if (vki.vkEnumerateDeviceExtensionProperties(physical_device, nullptr,
-                                               &count, nullptr) != VK_SUCCESS) {
-    return false;
-  }
-  std::vector<VkExtensionProperties> extensions(count);
-  if (vki.vkEnumerateDeviceExtensionProperties(
-          physical_device, nullptr, &count, extensions.data()) < 0) {
-    return false;
-  }
-  for (uint32_t i = 0; i < count; ++i) {
-    if (std::strcmp(extensions[i].extensionName, name) == 0) return true;
-  }
-  return false;
-}
 
 // Reads the property struct |vendor| (its sType set), which may be chained
 // only when its extension is offered.
@@ -40,14 +19,14 @@ void read_properties(const InstanceFunctions& vki,
 
 uint32_t vendor_compute_units(const InstanceFunctions& vki,
                               VkPhysicalDevice physical_device) {
-  if (has_extension(vki, physical_device,
+  if (has_device_extension(vki, physical_device,
                     VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) {
     VkPhysicalDeviceShaderSMBuiltinsPropertiesNV nv = {};
     nv.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
     read_properties(vki, physical_device, &nv);
     return nv.shaderSMCount;
   }
-  if (has_extension(vki, physical_device,
+  if (has_device_extension(vki, physical_device,
                     VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME)) {
     VkPhysicalDeviceShaderCorePropertiesAMD amd = {};
     amd.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD;
@@ -55,7 +34,7 @@ uint32_t vendor_compute_units(const InstanceFunctions& vki,
     return amd.shaderEngineCount * amd.shaderArraysPerEngineCount *
            amd.computeUnitsPerShaderArray;
   }
-  if (has_extension(vki, physical_device,
+  if (has_device_extension(vki, physical_device,
                     VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME)) {
     VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM arm = {};
     arm.sType =

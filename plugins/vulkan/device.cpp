@@ -34,9 +34,10 @@ halo_status_t query_capabilities(halo_device_t* device,
 }
 
 halo_status_t create_semaphore(halo_device_t* device, uint64_t initial_value,
-                               halo_semaphore_flags_t,
+                               halo_semaphore_flags_t flags,
                                halo_semaphore_t** out_semaphore) {
-  return Semaphore::create(Device::cast(device), initial_value, out_semaphore);
+  return Semaphore::create(Device::cast(device), initial_value, flags,
+                           out_semaphore);
 }
 
 halo_semaphore_compatibility_t semaphore_compatibility(
@@ -79,6 +80,19 @@ halo_status_t allocate_buffer(halo_device_t* device,
   return Buffer::create(Device::cast(device), *params, out_buffer);
 }
 
+halo_status_t import_buffer(halo_device_t* device,
+                            const halo_buffer_params_t* params,
+                            const halo_external_handle_t* handle,
+                            halo_buffer_t** out_buffer) {
+  return Buffer::import(Device::cast(device), *params, *handle, out_buffer);
+}
+
+halo_status_t import_semaphore(halo_device_t* device,
+                               const halo_external_handle_t* handle,
+                               halo_semaphore_t** out_semaphore) {
+  return Semaphore::import(Device::cast(device), *handle, out_semaphore);
+}
+
 halo_status_t create_command_buffer(halo_device_t* device,
                                     halo_command_buffer_mode_t mode,
                                     halo_command_buffer_t** out) {
@@ -108,6 +122,8 @@ const halo_device_vtable_t Device::kVtable = {
     .allocate_buffer = &allocate_buffer,
     .create_command_buffer = &create_command_buffer,
     .create_executable = &create_executable,
+    .import_buffer = &import_buffer,
+    .import_semaphore = &import_semaphore,
 };
 
 Device::Device(sdk::Host host, Driver* driver, const Adapter* adapter) noexcept
@@ -140,11 +156,18 @@ halo_status_t Device::start() noexcept {
   VkPhysicalDeviceVulkan12Features features12 = {};
   features12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
   features12.timelineSemaphore = VK_TRUE;
+  // External memory and semaphores are core since 1.1; their fd and host
+  // pointer extensions are enabled wherever offered, so that every device
+  // can export and import what its capabilities report.
+  const char* extensions[kMaxExternalExtensions];
   VkDeviceCreateInfo create_info = {};
   create_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   create_info.pNext = &features12;
   create_info.queueCreateInfoCount = 1;
   create_info.pQueueCreateInfos = &queue_info;
+  create_info.enabledExtensionCount =
+      external_extensions(adapter->external, extensions);
+  create_info.ppEnabledExtensionNames = extensions;
   VkResult result = driver->vki.vkCreateDevice(
       adapter->physical_device, &create_info, nullptr, &device);
   if (result != VK_SUCCESS) {

@@ -32,6 +32,9 @@ halo_status_t scan(size_t count, halo_semaphore_t* const* semaphores,
     if (semaphore->failed()) return semaphore->shadow.clone_failure();
     uint64_t native = 0;
     HALO_SDK_RETURN_IF_ERROR(semaphore->native_value(&native));
+    if (semaphore->adopt_failure(native)) {
+      return semaphore->shadow.clone_failure();
+    }
     if (native >= values[i]) {
       ++*reached;
     } else if (*first_unreached == count) {
@@ -106,13 +109,19 @@ Semaphore::~Semaphore() {
 }
 
 halo_status_t Semaphore::create(Device* device, uint64_t initial_value,
+                                halo_semaphore_flags_t flags,
                                 halo_semaphore_t** out_semaphore) noexcept {
   sdk::Host host = device->host;
+  const bool exportable = (flags & HALO_SEMAPHORE_FLAG_EXPORTABLE) != 0;
   return sdk::guard(host, [&]() -> halo_status_t {
     Semaphore* semaphore = host.make<Semaphore>(device, initial_value);
+    semaphore->exportable = exportable;
     halo_status_t status =
-        create_timeline_semaphore(host, device->vkd, device->device,
-                                  initial_value, &semaphore->semaphore);
+        exportable
+            ? create_exportable_timeline(device, initial_value,
+                                         &semaphore->semaphore)
+            : create_timeline_semaphore(host, device->vkd, device->device,
+                                        initial_value, &semaphore->semaphore);
     if (status != HALO_OK) {
       host.destroy(semaphore);
       return status;
@@ -161,7 +170,7 @@ void Semaphore::sync_shadow() noexcept {
     host.free(status);
     return;
   }
-  advance_shadow(native);
+  if (!adopt_failure(native)) advance_shadow(native);
 }
 
 void Semaphore::prune_pending(uint64_t native) noexcept {
@@ -185,6 +194,9 @@ bool Semaphore::gpu_reaches(uint64_t value) noexcept {
     return false;
   }
   prune_pending(native);
+  // A failure value from another side is no value reached: the wait takes
+  // a timepoint, which sees the failure.
+  if (native >= HALO_SEMAPHORE_FAILURE_VALUE) return false;
   return native >= value ||
          (!pending_signals.empty() && pending_signals.back() >= value);
 }
@@ -220,8 +232,8 @@ void Semaphore::unreserve_gpu_signal(uint64_t value) noexcept {
 halo_status_t Semaphore::query(uint64_t* out_value) noexcept {
   if (failed()) return shadow.query(out_value);
   HALO_SDK_RETURN_IF_ERROR(native_value(out_value));
-  // A failure that landed meanwhile still wins.
-  if (failed()) return shadow.query(out_value);
+  // A failure that landed meanwhile, here or on another side, still wins.
+  if (adopt_failure(*out_value) || failed()) return shadow.query(out_value);
   return HALO_OK;
 }
 
@@ -257,27 +269,31 @@ halo_status_t Semaphore::check_signal(uint64_t value,
 }
 
 halo_status_t Semaphore::signal(uint64_t value) noexcept {
+  uint64_t native = 0;
   {
     std::lock_guard<std::mutex> lock(signal_mutex);
     if (failed()) return shadow.clone_failure();
-    uint64_t native = 0;
     HALO_SDK_RETURN_IF_ERROR(native_value(&native));
-    HALO_SDK_RETURN_IF_ERROR(check_signal(value, native));
-    VkSemaphoreSignalInfo info = {};
-    info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
-    info.semaphore = semaphore;
-    info.value = value;
-    HALO_VK_RETURN_IF_FAILED(
-        host, "vkSignalSemaphore",
-        device->vkd.vkSignalSemaphore(device->device, &info));
+    if (native < HALO_SEMAPHORE_FAILURE_VALUE) {
+      HALO_SDK_RETURN_IF_ERROR(check_signal(value, native));
+      VkSemaphoreSignalInfo info = {};
+      info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
+      info.semaphore = semaphore;
+      info.value = value;
+      HALO_VK_RETURN_IF_FAILED(
+          host, "vkSignalSemaphore",
+          device->vkd.vkSignalSemaphore(device->device, &info));
+    }
   }
   // Outside the lock: timepoint callbacks may signal this semaphore again.
+  if (adopt_failure(native)) return shadow.clone_failure();
   advance_shadow(value);
   return HALO_OK;
 }
 
 void Semaphore::fail(halo_status_t status) noexcept {
   shadow.fail(status);
+  publish_failure();
   // Host waiters sleep in vkWaitSemaphores, which knows nothing of the
   // failure: the wake semaphore ends their wait so they look again.
   device->wake.wake();
@@ -290,6 +306,7 @@ halo_status_t Semaphore::wait(uint64_t value,
     if (failed()) return shadow.clone_failure();
     uint64_t native = 0;
     HALO_SDK_RETURN_IF_ERROR(native_value(&native));
+    if (adopt_failure(native)) return shadow.clone_failure();
     if (native >= value) return HALO_OK;
     const uint64_t timeout = timeout_until(host, deadline);
     if (timeout == 0) return deadline_exceeded(host);
@@ -301,6 +318,7 @@ halo_status_t Semaphore::wait(uint64_t value,
     if (result == VK_TIMEOUT) {
       if (failed()) return shadow.clone_failure();
       HALO_SDK_RETURN_IF_ERROR(native_value(&native));
+      if (adopt_failure(native)) return shadow.clone_failure();
       return native >= value ? HALO_OK : deadline_exceeded(host);
     }
     if (result != VK_SUCCESS) {

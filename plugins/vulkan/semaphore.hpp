@@ -9,6 +9,12 @@
 // the device's notification thread as it observes GPU signals); a failure
 // is recorded only in the shadow and, once set, overrides the native value
 // for every query, signal and wait (DESIGN.md §4).
+//
+// A semaphore shared with another device (created EXPORTABLE, or imported:
+// semaphore_external.cpp) also carries a failure on its native timeline, as
+// a payload of HALO_SEMAPHORE_FAILURE_VALUE, since the other side cannot
+// see this shadow; a side that finds such a payload it did not set fails
+// its shadow with DATA_LOSS.
 #ifndef HALO_VULKAN_SEMAPHORE_HPP_
 #define HALO_VULKAN_SEMAPHORE_HPP_
 
@@ -19,6 +25,7 @@
 
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/timeline.hpp"
+#include "halo/external_handle.h"
 #include "halo/semaphore.h"
 #include "vulkan_api.hpp"
 
@@ -56,14 +63,25 @@ struct Semaphore {
   // through next_retired until it destroys it.
   bool retired = false;
   Semaphore* next_retired = nullptr;
+  // Created with HALO_SEMAPHORE_FLAG_EXPORTABLE, or imported: the timeline
+  // is (or may be) shared with another device.
+  bool exportable = false;
+  bool imported = false;
 
   Semaphore(Device* device, uint64_t initial_value);
   ~Semaphore();
 
-  // Creates a semaphore of |device| (retained). Returns a new reference in
-  // |out_semaphore| (libhalo has checked it and |initial_value|) or the
-  // failed call's status.
+  // Creates a semaphore of |device| (retained), exportable when |flags|
+  // asks for it. Returns a new reference in |out_semaphore| (libhalo has
+  // checked it, |initial_value| and |flags|) or the failed call's status.
   static halo_status_t create(Device* device, uint64_t initial_value,
+                              halo_semaphore_flags_t flags,
+                              halo_semaphore_t** out_semaphore) noexcept;
+  // Makes a semaphore of |device| (retained) over the timeline |handle|
+  // names (halo_semaphore_import; libhalo has checked the arguments). The
+  // fd is closed only on success (external.h).
+  static halo_status_t import(Device* device,
+                              const halo_external_handle_t& handle,
                               halo_semaphore_t** out_semaphore) noexcept;
   // The vtable's destroy: the device's queue may keep the semaphore a while
   // (SemaphoreKeeper::retire).
@@ -91,6 +109,17 @@ struct Semaphore {
   // Reads the native payload and advances the shadow to it.
   void sync_shadow() noexcept;
 
+  bool shared() const noexcept { return exportable || imported; }
+  // Returns true when |native|, a payload just read, is a failure value
+  // (only a shared semaphore's can be); the shadow is then failed, with
+  // DATA_LOSS when another side set it. Call with no lock held: the
+  // shadow's timepoint callbacks run on this thread.
+  bool adopt_failure(uint64_t native) noexcept;
+  // Writes a failed shadow's failure value onto a shared semaphore's native
+  // timeline, unless a GPU signal is still pending there (Vulkan forbids a
+  // host signal past it); the queue calls it again once that has landed.
+  void publish_failure() noexcept;
+
   // For the queue, under its scheduling lock: true when the GPU will reach
   // |value| on its own (already reached, or a submission already handed to
   // the GPU signals at least |value|).
@@ -109,12 +138,21 @@ struct Semaphore {
   halo_status_t wait(uint64_t value, halo_time_ns_t deadline) noexcept;
   halo_status_t acquire_timepoint(halo_timepoint_t* timepoint) noexcept;
   bool cancel_timepoint(halo_timepoint_t* timepoint) noexcept;
+  // The vtable's export entry (ABI 1.3).
+  halo_status_t export_handle(halo_external_handle_type_t type,
+                              halo_external_handle_t* out_handle) noexcept;
 
  private:
   // Prunes pending_signals up to |native| (signal_mutex held).
   void prune_pending(uint64_t native) noexcept;
   halo_status_t check_signal(uint64_t value, uint64_t native) noexcept;
 };
+
+// Creates a timeline semaphore of |device| with |initial_value| that
+// exports as an opaque fd (VK_KHR_external_semaphore_fd). UNIMPLEMENTED
+// when the device cannot export timelines.
+halo_status_t create_exportable_timeline(Device* device, uint64_t initial_value,
+                                         VkSemaphore* out_semaphore) noexcept;
 
 // Waits for ALL or ANY of |count| (semaphore of |device|, value) pairs until
 // |deadline|: OK when met, DEADLINE_EXCEEDED, or the failure status of a

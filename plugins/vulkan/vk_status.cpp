@@ -61,6 +61,9 @@ halo_status_code_t result_code(VkResult result) noexcept {
     case VK_ERROR_FEATURE_NOT_PRESENT:
     case VK_ERROR_FORMAT_NOT_SUPPORTED:
       return HALO_STATUS_UNIMPLEMENTED;
+    // An import of a handle the driver refuses: the caller's handle is bad.
+    case VK_ERROR_INVALID_EXTERNAL_HANDLE:
+      return HALO_STATUS_INVALID_ARGUMENT;
     default:
       return HALO_STATUS_INTERNAL;
   }

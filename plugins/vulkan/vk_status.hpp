@@ -15,7 +15,8 @@ const char* result_name(VkResult result) noexcept;
 
 // Returns the halo code for a failed |result|: RESOURCE_EXHAUSTED for the
 // out-of-memory results, UNAVAILABLE for a lost device or missing driver,
-// UNIMPLEMENTED for missing features or extensions, INTERNAL otherwise.
+// UNIMPLEMENTED for missing features or extensions, INVALID_ARGUMENT for an
+// external handle the driver refuses, INTERNAL otherwise.
 halo_status_code_t result_code(VkResult result) noexcept;
 
 // Returns a new status "|call| failed: VK_ERROR_… (n)" for a failed

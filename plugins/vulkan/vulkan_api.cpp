@@ -111,6 +111,13 @@ bool DeviceFunctions::load(const InstanceFunctions& instance, VkDevice device,
   }
   HALO_VK_DEVICE_FUNCTIONS(HALO_VK_LOAD_DEVICE)
 #undef HALO_VK_LOAD_DEVICE
+  // Optional: present only with their extensions enabled, which the
+  // callers check before using them (external.hpp).
+#define HALO_VK_LOAD_EXTERNAL(entry)                                         \
+  entry = reinterpret_cast<PFN_##entry>(                                     \
+      instance.vkGetDeviceProcAddr(device, #entry));
+  HALO_VK_EXTERNAL_FUNCTIONS(HALO_VK_LOAD_EXTERNAL)
+#undef HALO_VK_LOAD_EXTERNAL
   return true;
 }
 

@@ -43,6 +43,8 @@ struct ErrorText {
   X(vkGetPhysicalDeviceFeatures2)              \
   X(vkGetPhysicalDeviceQueueFamilyProperties)  \
   X(vkGetPhysicalDeviceMemoryProperties)       \
+  X(vkGetPhysicalDeviceExternalBufferProperties) \
+  X(vkGetPhysicalDeviceExternalSemaphoreProperties) \
   X(vkEnumerateDeviceExtensionProperties)      \
   X(vkCreateDevice)                            \
   X(vkGetDeviceProcAddr)
@@ -67,6 +69,7 @@ struct ErrorText {
   X(vkCreateBuffer)                      \
   X(vkDestroyBuffer)                     \
   X(vkGetBufferMemoryRequirements)       \
+  X(vkGetBufferMemoryRequirements2)      \
   X(vkAllocateMemory)                    \
   X(vkFreeMemory)                        \
   X(vkBindBufferMemory)                  \
@@ -98,6 +101,14 @@ struct ErrorText {
   X(vkDestroyDescriptorPool)             \
   X(vkAllocateDescriptorSets)            \
   X(vkUpdateDescriptorSets)
+
+// Entries of the device extensions for external handles (external.hpp):
+// each is NULL unless its extension is enabled on the device.
+#define HALO_VK_EXTERNAL_FUNCTIONS(X)     \
+  X(vkGetMemoryFdKHR)                     \
+  X(vkGetMemoryHostPointerPropertiesEXT)  \
+  X(vkGetSemaphoreFdKHR)                  \
+  X(vkImportSemaphoreFdKHR)
 
 #define HALO_VK_DECLARE_MEMBER(name) PFN_##name name = nullptr;
 
@@ -153,9 +164,11 @@ struct InstanceFunctions {
 // The entries of one VkDevice.
 struct DeviceFunctions {
   HALO_VK_DEVICE_FUNCTIONS(HALO_VK_DECLARE_MEMBER)
+  HALO_VK_EXTERNAL_FUNCTIONS(HALO_VK_DECLARE_MEMBER)
 
   // Fetches every entry of |device|. Returns false with the name of the
-  // first missing entry in |*error|.
+  // first missing core entry in |*error|; the external ones stay NULL where
+  // the device lacks them.
   bool load(const InstanceFunctions& instance, VkDevice device,
             ErrorText* error);
 };
