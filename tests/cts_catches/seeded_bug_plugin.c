@@ -497,6 +497,10 @@ static halo_status_t device_query_capabilities(halo_device_t* base,
   caps.max_workgroup_count_total = SEEDED_MAX_WORKGROUP_COUNT_TOTAL;
   caps.max_binding_count = SEEDED_MAX_PARAMETERS;
   caps.max_constant_size = SEEDED_MAX_PARAMETERS * 8u;
+#if HALO_ABI_VERSION_MINOR >= 3
+  caps.buffer_import_types = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
+  caps.host_allocation_alignment = SEEDED_HOST_ALLOCATION_ALIGNMENT;
+#endif
 #endif
 #if defined(TEMPLATE_BREAK_DEVICE_LIMITS)
   /* TEST HOOK: memory and dispatch limits without buffers or dispatch. */
@@ -596,12 +600,23 @@ static halo_status_t device_create_executable(halo_device_t* base,
   return seeded_executable_create(((template_device_t*)base)->host, base, params,
                                   out_executable);
 }
+
+#if HALO_ABI_VERSION_MINOR >= 3
+static halo_status_t device_import_buffer(halo_device_t* base,
+                                          const halo_buffer_params_t* params,
+                                          const halo_external_handle_t* handle,
+                                          halo_buffer_t** out_buffer) {
+  return seeded_buffer_import(((template_device_t*)base)->host, base, params, handle,
+                              out_buffer);
+}
+#endif
 #else
 /* Without TEMPLATE_COMMAND_BUFFERS these stay NULL: libhalo then answers UNIMPLEMENTED.
  * VENDOR: fill them in, and claim the matching feature bits. */
 #define device_allocate_buffer NULL
 #define device_create_command_buffer NULL
 #define device_create_executable NULL
+#define device_import_buffer NULL
 #endif
 
 static const halo_device_vtable_t kDeviceVtable = {
@@ -619,6 +634,9 @@ static const halo_device_vtable_t kDeviceVtable = {
     .allocate_buffer = device_allocate_buffer,
     .create_command_buffer = device_create_command_buffer,
     .create_executable = device_create_executable,
+#if HALO_ABI_VERSION_MINOR >= 3
+    .import_buffer = device_import_buffer,
+#endif
 };
 
 static halo_status_t device_create(template_driver_t* driver, halo_device_t** out_device) {

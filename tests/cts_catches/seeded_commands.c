@@ -61,13 +61,14 @@ typedef struct seeded_buffer_t {
   halo_device_t* device; /* Retained. */
   uint64_t size;
   uint8_t* data;
+  bool owns_data; /* False for an imported host allocation: the application's. */
 } seeded_buffer_t;
 
 static void buffer_destroy(halo_object_t* object) {
   seeded_buffer_t* buffer = (seeded_buffer_t*)object;
   const halo_host_interface_t* host = buffer->host;
   halo_device_t* device = buffer->device;
-  deallocate(host, buffer->data);
+  if (buffer->owns_data) deallocate(host, buffer->data);
   deallocate(host, buffer);
   host->object_release((halo_object_t*)device);
 }
@@ -156,10 +157,49 @@ halo_status_t seeded_buffer_allocate(const halo_host_interface_t* host, halo_dev
   buffer->device = device;
   buffer->size = params->size;
   buffer->data = data;
+  buffer->owns_data = true;
   host->object_retain((halo_object_t*)device);
   *out_buffer = (halo_buffer_t*)buffer;
   return HALO_OK;
 }
+
+#if HALO_ABI_VERSION_MINOR >= 3
+halo_status_t seeded_buffer_import(const halo_host_interface_t* host, halo_device_t* device,
+                                   const halo_buffer_params_t* params,
+                                   const halo_external_handle_t* handle,
+                                   halo_buffer_t** out_buffer) {
+#if defined(TEMPLATE_BREAK_IMPORT_COPIES)
+  /* TEST HOOK: the "import" is a buffer of its own holding a copy of the memory, so
+   * device writes never reach the application's memory, nor later host writes the
+   * device. */
+  halo_status_t status = seeded_buffer_allocate(host, device, params, out_buffer);
+  if (status == HALO_OK) {
+    memcpy(((seeded_buffer_t*)*out_buffer)->data, handle->host_pointer, params->size);
+  }
+  return status;
+#else
+  *out_buffer = NULL;
+  if (params->memory_type == 0 || (params->memory_type & ~SEEDED_MEMORY_TYPES) != 0 ||
+      params->usage == 0) {
+    return host->status_format(HALO_STATUS_INVALID_ARGUMENT,
+                               "halo_buffer_import: memory_type 0x%x and usage 0x%x are not a "
+                               "buffer this device makes",
+                               (unsigned)params->memory_type, (unsigned)params->usage);
+  }
+  seeded_buffer_t* buffer = allocate(host, sizeof(*buffer));
+  if (buffer == NULL) return out_of_memory(host, "halo_buffer_import");
+  object_init(&buffer->object, &kBufferVtable);
+  buffer->host = host;
+  buffer->device = device;
+  buffer->size = params->size;
+  buffer->data = handle->host_pointer;
+  buffer->owns_data = false;
+  host->object_retain((halo_object_t*)device);
+  *out_buffer = (halo_buffer_t*)buffer;
+  return HALO_OK;
+#endif
+}
+#endif
 
 /* ---- Executables ------------------------------------------------------------------- */
 

@@ -20,6 +20,8 @@
 #define SEEDED_MEMORY_TYPES (HALO_MEMORY_TYPE_HOST_VISIBLE | HALO_MEMORY_TYPE_HOST_COHERENT)
 #define SEEDED_MAX_BUFFER_SIZE ((uint64_t)1 << 32)
 #define SEEDED_MIN_BUFFER_ALIGNMENT 64u
+/* Host memory is imported as it is (ABI 1.3), at the buffers' own alignment. */
+#define SEEDED_HOST_ALLOCATION_ALIGNMENT 64u
 #define SEEDED_EXECUTABLE_FORMATS "cpu-so"
 /* Dispatch limits (ABI 1.2): per dimension, and in all, below what the
  * dimensions allow together, so that a CTS case can exceed each alone. */
@@ -35,6 +37,15 @@
 halo_status_t seeded_buffer_allocate(const halo_host_interface_t* host, halo_device_t* device,
                                      const halo_buffer_params_t* params,
                                      halo_buffer_t** out_buffer);
+#if HALO_ABI_VERSION_MINOR >= 3
+/* The device vtable's import_buffer (ABI 1.3): a HOST_ALLOCATION, which libhalo has
+ * checked against SEEDED_HOST_ALLOCATION_ALIGNMENT, becomes a buffer over that
+ * memory, never freed by the plugin. */
+halo_status_t seeded_buffer_import(const halo_host_interface_t* host, halo_device_t* device,
+                                   const halo_buffer_params_t* params,
+                                   const halo_external_handle_t* handle,
+                                   halo_buffer_t** out_buffer);
+#endif
 halo_status_t seeded_command_buffer_create(const halo_host_interface_t* host,
                                            halo_device_t* device,
                                            halo_command_buffer_mode_t mode,

@@ -1,0 +1,158 @@
+// interop.external.*: memory shared between devices of two plugins without
+// a copy (external.h, HOST_ALLOCATION): one application allocation
+// imported into both, and one plugin's buffer exported as its host memory
+// and imported into the other. Each device's queue writes the shared bytes
+// and hands over to the other through its semaphores, and the host checks
+// the bytes themselves. The cases need a second loaded plugin
+// (ctx.foreign_device()) whose device has buffers, command buffers and
+// queues and the handle types each case moves; otherwise they skip, saying
+// what is missing.
+#include <algorithm>
+
+#include "external_helpers.hpp"
+
+namespace {
+
+using namespace halo::cts;
+
+constexpr uint64_t kQueuedNeeds =
+    kNeedBuffers | kNeedCommandBuffers | kNeedQueues | kNeedSecondPlugin;
+
+// Skips the case unless the peer device reports what queued buffer work
+// needs (the device under test is checked by the case's needs).
+void require_queued_buffers(const halo_device_capabilities_t& caps, const std::string& who) {
+  const halo_device_features_t needed = HALO_DEVICE_FEATURE_BUFFERS |
+                                        HALO_DEVICE_FEATURE_COMMAND_BUFFERS |
+                                        HALO_DEVICE_FEATURE_QUEUES;
+  if ((caps.features & needed) != needed) {
+    skip(who + " does not report HALO_DEVICE_FEATURE_BUFFERS, _COMMAND_BUFFERS and _QUEUES "
+               "(features " + std::to_string(caps.features) + ")");
+  }
+}
+
+// One side of a hand-over: a device, its import of the shared bytes and a
+// semaphore of its own.
+struct Side {
+  halo_device_t* device;
+  halo_buffer_t* shared;
+  halo_semaphore_t* semaphore;
+};
+
+// |writer| fills the first half of the shared bytes with |pattern| and
+// signals |value|; |reader|, waiting for that, copies the first half over
+// the second and signals |value|. The reader's submission is made first, so
+// it waits on a semaphore of the other plugin not yet signalled.
+void hand_over(const Side& writer, const Side& reader, uint64_t half, uint32_t pattern,
+               uint64_t value) {
+  CommandBufferRef copy = begin_commands(reader.device);
+  CTS_ASSERT_OK(halo_command_buffer_copy(copy.get(), reader.shared, 0, reader.shared, half, half));
+  CTS_ASSERT_OK(halo_command_buffer_end(copy.get()));
+  CTS_ASSERT_OK(submit(reader.device, {copy.get()}, {writer.semaphore}, {value},
+                       {reader.semaphore}, {value}));
+  CommandBufferRef fill = begin_commands(writer.device);
+  CTS_ASSERT_OK(halo_command_buffer_fill(fill.get(), writer.shared, 0, half, &pattern, 4));
+  CTS_ASSERT_OK(halo_command_buffer_end(fill.get()));
+  CTS_ASSERT_OK(submit(writer.device, {fill.get()}, {}, {}, {writer.semaphore}, {value}));
+  CTS_ASSERT_OK(halo_semaphore_wait(reader.semaphore, value, deadline_in_ms(kGenerousMs)));
+}
+
+HALO_CTS_CASE("interop.external.host_allocation_shared", kQueuedNeeds,
+              "one application allocation imported into both plugins' devices (at the larger host_allocation_alignment): each in turn fills half and the other, waiting on its semaphore, copies that half over the other; the memory holds each fill") {
+  halo_device_t* foreign = ctx.foreign_device();
+  const halo_device_capabilities_t foreign_caps = capabilities_of(foreign);
+  const std::string peer = "the peer's device (" + ctx.foreign_plugin_name() + ")";
+  require_queued_buffers(foreign_caps, peer);
+  const uint64_t own_alignment = host_import_alignment(ctx.capabilities());
+  const uint64_t foreign_alignment = host_import_alignment(foreign_caps, peer);
+  const uint64_t alignment = std::max(own_alignment, foreign_alignment);
+  // Declared first, so freed last, once both devices are idle.
+  HostAllocation memory(few_pages(alignment), alignment);
+  std::memset(memory.bytes(), 0xEE, memory.size());
+  const uint64_t half = memory.size() / 2;
+  BufferRef own_import = memory.import_into(ctx.device());
+  BufferRef foreign_import = memory.import_into(foreign);
+  const Side own{ctx.device(), own_import.get(), ctx.semaphore(0)};
+  const Side other{foreign, foreign_import.get(), ctx.semaphore(0, foreign)};
+
+  hand_over(own, other, half, 0xA1A1A1A1u, 1);
+  CTS_ASSERT_VALUES(memory.words(0, memory.size() / 4),
+                    std::vector<uint32_t>(memory.size() / 4, 0xA1A1A1A1u));
+  hand_over(other, own, half, 0xB2B2B2B2u, 2);
+  CTS_ASSERT_VALUES(memory.words(0, memory.size() / 4),
+                    std::vector<uint32_t>(memory.size() / 4, 0xB2B2B2B2u));
+}
+
+// Runs the exported-memory exchange from |exporter| to |importer|: an
+// EXPORTABLE buffer of the exporter, aligned as the importer needs, exported
+// as HOST_ALLOCATION and imported. The exporter fills the first half; the
+// importer, waiting on that, copies it to a buffer of its own and fills the
+// second half; the host then reads both results. |names| say which device
+// is which, for messages.
+void exchange(Context& ctx, halo_device_t* exporter, halo_device_t* importer,
+              const std::string& names) {
+  const halo_device_capabilities_t exporter_caps = capabilities_of(exporter);
+  const halo_device_capabilities_t importer_caps = capabilities_of(importer);
+  const uint64_t alignment = host_import_alignment(importer_caps);
+  const uint64_t size = few_pages(alignment);
+  const uint64_t half = size / 2;
+  const size_t half_words = half / 4;
+  BufferRef original =
+      allocate_exportable(exporter, size, host_memory_type_of(exporter_caps), alignment);
+  halo_external_handle_t handle =
+      export_buffer(original.get(), HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION);
+  CTS_ASSERT_MSG(reinterpret_cast<uintptr_t>(handle.host_pointer) % alignment == 0,
+                 names + ": a buffer allocated with alignment " + std::to_string(alignment) +
+                     " exported a host pointer that is not a multiple of it");
+  // The buffer's own bytes, a multiple of the alignment; the handle may name
+  // more (rounded to the exporter's pages), which need not be.
+  handle.size = size;
+  BufferRef imported =
+      import_buffer(importer, buffer_params(size, host_memory_type_of(importer_caps)), handle);
+  BufferRef readback = allocate_buffer(importer, half, host_memory_type_of(importer_caps));
+  halo_semaphore_t* exported_done = ctx.semaphore(0, exporter);
+  halo_semaphore_t* imported_done = ctx.semaphore(0, importer);
+
+  CommandBufferRef second = begin_commands(importer);
+  CTS_ASSERT_OK(halo_command_buffer_copy(second.get(), imported.get(), 0, readback.get(), 0, half));
+  const uint32_t second_pattern = 0xD4D4D4D4u;
+  CTS_ASSERT_OK(halo_command_buffer_fill(second.get(), imported.get(), half, half,
+                                         &second_pattern, 4));
+  CTS_ASSERT_OK(halo_command_buffer_end(second.get()));
+  CTS_ASSERT_OK(submit(importer, {second.get()}, {exported_done}, {1}, {imported_done}, {1}));
+  CommandBufferRef first = begin_commands(exporter);
+  const uint32_t first_pattern = 0xC3C3C3C3u;
+  CTS_ASSERT_OK(halo_command_buffer_fill(first.get(), original.get(), 0, half, &first_pattern, 4));
+  CTS_ASSERT_OK(halo_command_buffer_end(first.get()));
+  CTS_ASSERT_OK(submit(exporter, {first.get()}, {}, {}, {exported_done}, {1}));
+  CTS_ASSERT_OK(halo_semaphore_wait(imported_done, 1, deadline_in_ms(kGenerousMs)));
+
+  CTS_ASSERT_VALUES(read_values<uint32_t>(readback.get(), half_words),
+                    std::vector<uint32_t>(half_words, first_pattern));
+  CTS_ASSERT_VALUES(read_values<uint32_t>(original.get(), half_words, half),
+                    std::vector<uint32_t>(half_words, second_pattern));
+}
+
+HALO_CTS_CASE("interop.external.exported_host_allocation", kQueuedNeeds,
+              "a buffer of a device that exports HOST_ALLOCATION imported into the other plugin's device (each direction that one exports and the other imports): each side's queued writes are seen by the other") {
+  halo_device_t* foreign = ctx.foreign_device();
+  const halo_device_capabilities_t foreign_caps = capabilities_of(foreign);
+  const std::string peer = "the peer's device (" + ctx.foreign_plugin_name() + ")";
+  require_queued_buffers(foreign_caps, peer);
+  const halo_device_capabilities_t& own_caps = ctx.capabilities();
+  constexpr halo_external_handle_type_t kHost = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
+  const bool to_foreign = (own_caps.buffer_export_types & kHost) != 0 &&
+                          (foreign_caps.buffer_import_types & kHost) != 0;
+  const bool from_foreign = (foreign_caps.buffer_export_types & kHost) != 0 &&
+                            (own_caps.buffer_import_types & kHost) != 0;
+  if (!to_foreign && !from_foreign) {
+    skip("neither device exports HOST_ALLOCATION buffers that the other imports (the device: "
+         "export " + handle_types_text(own_caps.buffer_export_types) + ", import " +
+         handle_types_text(own_caps.buffer_import_types) + "; " + peer + ": export " +
+         handle_types_text(foreign_caps.buffer_export_types) + ", import " +
+         handle_types_text(foreign_caps.buffer_import_types) + ")");
+  }
+  if (to_foreign) exchange(ctx, ctx.device(), foreign, "exported here, imported by " + peer);
+  if (from_foreign) exchange(ctx, foreign, ctx.device(), "exported by " + peer + ", imported here");
+}
+
+}  // namespace
