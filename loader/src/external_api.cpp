@@ -99,8 +99,8 @@ halo_status_t check_import_params(const halo_buffer_params_t* params,
   }
   if ((params->memory_type & HALO_MEMORY_TYPE_HOST_VISIBLE) == 0) {
     return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
-                              "%s: params->memory_type 0x%x lacks HOST_VISIBLE, "
-                              "which a HOST_ALLOCATION always is",
+                              "%s: params->memory_type 0x%x lacks "
+                              "HOST_VISIBLE, which a HOST_ALLOCATION always is",
                               function, params->memory_type);
   }
   return nullptr;

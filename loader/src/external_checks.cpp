@@ -105,8 +105,8 @@ halo_status_t check_import_handle(halo_device_t* device,
                                   ExternalUse use, const char* function,
                                   halo_device_capabilities_t* out_caps) {
   if (handle == nullptr) {
-    return halo_status_format(HALO_STATUS_INVALID_ARGUMENT, "%s: handle is NULL",
-                              function);
+    return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                              "%s: handle is NULL", function);
   }
   if (handle->struct_size < kHandleSize) {
     return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,

@@ -108,6 +108,12 @@ class Buffer {
                       uint64_t required_alignment, bool movable) noexcept;
   halo_status_t map_aligned(const char* function, uint64_t alignment,
                             uint64_t required_alignment) noexcept;
+  // create_vk_buffer for an import of |handle| as external memory of
+  // |type|: INVALID_ARGUMENT when the buffer needs more than handle.size.
+  halo_status_t create_import_buffer(const halo_buffer_params_t& params,
+                                     const halo_external_handle_t& handle,
+                                     VkExternalMemoryHandleTypeFlagBits type,
+                                     Needs* needs) noexcept;
   halo_status_t import_fd(const halo_buffer_params_t& params,
                           const halo_external_handle_t& handle) noexcept;
   halo_status_t import_host(const halo_buffer_params_t& params,

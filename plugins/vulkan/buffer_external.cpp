@@ -42,28 +42,33 @@ halo_status_t Buffer::export_handle(
 sdk::BufferAccess Buffer::access(uint64_t offset, uint64_t length,
                                  bool write) const noexcept {
   if (host_pointer_ != nullptr) {
-    return sdk::host_memory_access(static_cast<const char*>(host_pointer_) + offset,
-                                   length, write);
+    return sdk::host_memory_access(
+        static_cast<const char*>(host_pointer_) + offset, length, write);
   }
   if (exportable_ || fd_imported_) return sdk::shared_memory_access(write);
   return {this, offset, length, write};
 }
 
+halo_status_t Buffer::create_import_buffer(
+    const halo_buffer_params_t& params, const halo_external_handle_t& handle,
+    VkExternalMemoryHandleTypeFlagBits type, Needs* needs) noexcept {
+  HALO_SDK_RETURN_IF_ERROR(create_vk_buffer(params.size, type, needs));
+  if (needs->requirements.size <= handle.size) return HALO_OK;
+  return device_->host.make_status(
+      HALO_STATUS_INVALID_ARGUMENT,
+      "%s: params->size %llu needs %llu bytes of memory, more than "
+      "handle->size %llu",
+      kImport, static_cast<ull>(params.size),
+      static_cast<ull>(needs->requirements.size),
+      static_cast<ull>(handle.size));
+}
+
 halo_status_t Buffer::import_fd(const halo_buffer_params_t& params,
                                 const halo_external_handle_t& handle) noexcept {
-  sdk::Host host = device_->host;
   const auto opaque_fd = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   Needs needs;
-  HALO_SDK_RETURN_IF_ERROR(create_vk_buffer(params.size, opaque_fd, &needs));
-  if (needs.requirements.size > handle.size) {
-    return host.make_status(
-        HALO_STATUS_INVALID_ARGUMENT,
-        "%s: params->size %llu needs %llu bytes of memory, more than "
-        "handle->size %llu",
-        kImport, static_cast<ull>(params.size),
-        static_cast<ull>(needs.requirements.size),
-        static_cast<ull>(handle.size));
-  }
+  HALO_SDK_RETURN_IF_ERROR(
+      create_import_buffer(params, handle, opaque_fd, &needs));
   // The exporter picked its type from the same bits with the same rule, so
   // the same memory_type finds the same memory type index here.
   uint32_t type_index = 0;
@@ -74,7 +79,8 @@ halo_status_t Buffer::import_fd(const halo_buffer_params_t& params,
   // still fail: import a copy, so that the caller's fd stays open until the
   // whole import has succeeded.
   sdk::OwnedFd fd;
-  HALO_SDK_RETURN_IF_ERROR(sdk::duplicate_fd(host, kImport, handle.fd, &fd));
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::duplicate_fd(device_->host, kImport, handle.fd, &fd));
   VkMemoryDedicatedAllocateInfo dedicated = {};
   dedicated.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
   dedicated.buffer = buffer_;
@@ -103,16 +109,8 @@ halo_status_t Buffer::import_host(
   const auto host_type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
   host_pointer_ = handle.host_pointer;
   Needs needs;
-  HALO_SDK_RETURN_IF_ERROR(create_vk_buffer(params.size, host_type, &needs));
-  if (needs.requirements.size > handle.size) {
-    return host.make_status(
-        HALO_STATUS_INVALID_ARGUMENT,
-        "%s: params->size %llu needs %llu bytes of memory, more than "
-        "handle->size %llu",
-        kImport, static_cast<ull>(params.size),
-        static_cast<ull>(needs.requirements.size),
-        static_cast<ull>(handle.size));
-  }
+  HALO_SDK_RETURN_IF_ERROR(
+      create_import_buffer(params, handle, host_type, &needs));
   VkMemoryHostPointerPropertiesEXT pointer = {};
   pointer.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT;
   const VkResult result = device_->vkd.vkGetMemoryHostPointerPropertiesEXT(

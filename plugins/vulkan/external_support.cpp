@@ -123,7 +123,9 @@ void describe_external(const InstanceFunctions& vki,
 uint32_t external_extensions(const ExternalSupport& support,
                              const char** names) noexcept {
   uint32_t count = 0;
-  if (support.memory_fd) names[count++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+  if (support.memory_fd) {
+    names[count++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+  }
   if (support.memory_host) {
     names[count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
   }
