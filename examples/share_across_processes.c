@@ -153,7 +153,7 @@ static int produce_on(halo_device_t* device, bool shares_semaphores,
   halo_buffer_t* buffer = NULL;
   halo_semaphore_t* filled = NULL;
   halo_command_buffer_t* commands = NULL;
-  halo_external_handle_t memory = {.struct_size = sizeof(memory)};
+  halo_external_handle_t memory = {.struct_size = sizeof(memory), .fd = -1};
   halo_external_handle_t timeline = {.struct_size = sizeof(timeline), .fd = -1};
   const halo_buffer_params_t params = {
       .struct_size = sizeof(params),

@@ -130,6 +130,10 @@ void exchange(Context& ctx, halo_device_t* exporter, halo_device_t* importer,
                     std::vector<uint32_t>(half_words, first_pattern));
   CTS_ASSERT_VALUES(read_values<uint32_t>(original.get(), half_words, half),
                     std::vector<uint32_t>(half_words, second_pattern));
+  // The exporter's memory must outlive the import, which the importer's
+  // submission may still hold after its signal (external.h).
+  CTS_ASSERT_OK(halo_device_wait_idle(importer, deadline_in_ms(kGenerousMs)));
+  imported.reset();
 }
 
 HALO_CTS_CASE("interop.external.exported_host_allocation", kQueuedNeeds,

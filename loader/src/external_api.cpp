@@ -2,9 +2,12 @@
 // buffers and semaphores. libhalo checks the arguments and the device's
 // reported handle types once, then calls the plugin's ABI 1.3 entries; a
 // plugin that predates them answers UNIMPLEMENTED.
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 
 #include "abi_1_0_sizes.hpp"
 #include "api_guard.hpp"
@@ -106,6 +109,77 @@ halo_status_t check_import_params(const halo_buffer_params_t* params,
   return nullptr;
 }
 
+// What an import hands its plugin: the caller's handle, with a duplicate
+// of its fd. The caller's fd is closed only once the whole import has
+// succeeded, libhalo's adoption of the object included, so that whatever
+// fails, a plugin's refusal or a broken object it returned, the caller
+// still owns an open fd (external.h); the duplicate is closed here unless
+// the plugin took it (it returned OK).
+class ImportHandle {
+ public:
+  explicit ImportHandle(const halo_external_handle_t& caller)
+      : caller_fd_(caller.fd), given_(caller) {
+    given_.struct_size = sizeof(given_);
+    if (given_.type == HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION) {
+      caller_fd_ = -1;
+      given_.fd = -1;
+    }
+  }
+  ImportHandle(const ImportHandle&) = delete;
+  ImportHandle& operator=(const ImportHandle&) = delete;
+  ~ImportHandle() {
+    if (duplicate_ >= 0) close(duplicate_);
+  }
+
+  // Duplicates the caller's fd for the plugin. Returns INVALID_ARGUMENT
+  // when it is not open, RESOURCE_EXHAUSTED when fds run out.
+  halo_status_t duplicate(const char* function) {
+    if (caller_fd_ < 0) return nullptr;
+    duplicate_ = fcntl(caller_fd_, F_DUPFD_CLOEXEC, 0);
+    if (duplicate_ >= 0) {
+      given_.fd = duplicate_;
+      return nullptr;
+    }
+    const int error = errno;
+    return halo_status_format(error == EBADF ? HALO_STATUS_INVALID_ARGUMENT
+                                             : HALO_STATUS_RESOURCE_EXHAUSTED,
+                              "%s: handle->fd %d cannot be duplicated: %s",
+                              function, caller_fd_, std::strerror(error));
+  }
+  const halo_external_handle_t* given() const { return &given_; }
+  // The plugin returned OK: it owns the duplicate now.
+  void taken() { duplicate_ = -1; }
+  // The import succeeded: the caller's fd is the import's to close.
+  void succeeded() {
+    if (caller_fd_ >= 0) close(caller_fd_);
+  }
+
+ private:
+  int caller_fd_;
+  int duplicate_ = -1;
+  halo_external_handle_t given_;
+};
+
+// Calls the plugin's import |entry| with |handle| through an ImportHandle,
+// then adopts the object it made as |type|, closing the caller's fd only
+// when everything succeeded.
+template <typename Entry, typename Handle, typename... Args>
+halo_status_t import_object(const char* function, Entry entry,
+                            halo_object_type_t type, halo_device_t* device,
+                            const halo_external_handle_t& handle,
+                            Handle** out_object, Args... leading) {
+  ImportHandle import(handle);
+  HALO_RETURN_IF_ERROR(import.duplicate(function));
+  HALO_RETURN_IF_ERROR(call_plugin(function, entry, device, leading...,
+                                   import.given(), out_object));
+  import.taken();
+  HALO_RETURN_IF_ERROR(adopt_created(function,
+                                     reinterpret_cast<const void*>(entry),
+                                     type, device, out_object));
+  import.succeeded();
+  return nullptr;
+}
+
 }  // namespace
 
 extern "C" {
@@ -155,11 +229,9 @@ halo_status_t halo_buffer_import(halo_device_t* device,
   if (!HALO_VTABLE_HAS(vtable, halo_device_vtable_t, import_buffer)) {
     return unimplemented(kFunction, "buffer import");
   }
-  HALO_RETURN_IF_ERROR(call_plugin(kFunction, vtable->import_buffer, device,
-                                   params, handle, out_buffer));
-  return adopt_created(kFunction,
-                       reinterpret_cast<const void*>(vtable->import_buffer),
-                       HALO_OBJECT_TYPE_BUFFER, device, out_buffer);
+  return import_object(kFunction, vtable->import_buffer,
+                       HALO_OBJECT_TYPE_BUFFER, device, *handle, out_buffer,
+                       params);
 }
 HALO_API_CATCH_ALL
 
@@ -200,11 +272,9 @@ halo_status_t halo_semaphore_import(halo_device_t* device,
   if (!HALO_VTABLE_HAS(vtable, halo_device_vtable_t, import_semaphore)) {
     return unimplemented(kFunction, "semaphore import");
   }
-  HALO_RETURN_IF_ERROR(call_plugin(kFunction, vtable->import_semaphore,
-                                   device, handle, out_semaphore));
-  return adopt_created(kFunction,
-                       reinterpret_cast<const void*>(vtable->import_semaphore),
-                       HALO_OBJECT_TYPE_SEMAPHORE, device, out_semaphore);
+  return import_object(kFunction, vtable->import_semaphore,
+                       HALO_OBJECT_TYPE_SEMAPHORE, device, *handle,
+                       out_semaphore);
 }
 HALO_API_CATCH_ALL
 

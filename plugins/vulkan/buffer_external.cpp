@@ -69,6 +69,17 @@ halo_status_t Buffer::import_fd(const halo_buffer_params_t& params,
   Needs needs;
   HALO_SDK_RETURN_IF_ERROR(
       create_import_buffer(params, handle, opaque_fd, &needs));
+  // A dedicated import binds the whole memory to a buffer like the
+  // exporter's: the same size (external.h).
+  if (needs.dedicated && needs.requirements.size != handle.size) {
+    return device_->host.make_status(
+        HALO_STATUS_INVALID_ARGUMENT,
+        "%s: the device imports this memory only whole: params->size %llu "
+        "needs %llu bytes, not handle->size %llu (the exporting buffer's)",
+        kImport, static_cast<ull>(params.size),
+        static_cast<ull>(needs.requirements.size),
+        static_cast<ull>(handle.size));
+  }
   // The exporter picked its type from the same bits with the same rule, so
   // the same memory_type finds the same memory type index here.
   uint32_t type_index = 0;

@@ -86,11 +86,12 @@ void describe_buffers(const InstanceFunctions& vki, Adapter* adapter) {
 }
 
 void describe_semaphores(const InstanceFunctions& vki, Adapter* adapter) {
-  // A failure crosses to the other side as a payload of at least
+  // A failure crosses to the other side as a payload of
   // HALO_SEMAPHORE_FAILURE_VALUE, which a host signal may set only where
-  // the timeline difference allows it (semaphore_external.cpp).
+  // the timeline difference allows it, from any payload, 0 included
+  // (semaphore_external.cpp).
   if (!adapter->external.semaphore_fd ||
-      adapter->limits.max_timeline_difference < HALO_SEMAPHORE_MAX_VALUE) {
+      adapter->limits.max_timeline_difference < HALO_SEMAPHORE_FAILURE_VALUE) {
     return;
   }
   const VkExternalSemaphoreFeatureFlags features =

@@ -158,7 +158,7 @@ void Semaphore::publish_failure() noexcept {
   // publishes after that signal lands (Queue::complete).
   if (!pending_signals.empty()) return;
   // The capabilities offer sharing only where the timeline difference
-  // allows a failure value above any payload but 0 (external_support.cpp).
+  // allows the failure value above any payload (external_support.cpp).
   const uint64_t limit = device->adapter->limits.max_timeline_difference;
   if (HALO_SEMAPHORE_FAILURE_VALUE - native > limit) {
     host.log(HALO_LOG_LEVEL_ERROR,

@@ -5,7 +5,11 @@
  * and another device (of the same plugin or another, in this process or
  * another) imports that handle as a buffer or semaphore of its own. Both
  * then name the same memory or the same timeline: no copy is made, and a
- * device that imported a semaphore waits on it and signals it natively.
+ * device that imported a semaphore signals it natively and waits on it as
+ * on any semaphore of its own: natively where its plugin knows the value
+ * is on its way (already reached, or signalled by work it queued),
+ * otherwise through a timepoint that releases the work when the value
+ * arrives.
  *
  * Handle types. A device reports in its capabilities (device.h, ABI 1.3)
  * which types it can export and import, for buffers and for semaphores
@@ -22,11 +26,14 @@
  * Ownership. An exported file descriptor belongs to the caller, who closes
  * it or hands it to an import. An import that returns OK owns the file
  * descriptor it was given (it is closed when the imported object is
- * destroyed, or earlier); one that fails leaves it with the caller. An
- * exported host pointer is borrowed: valid while the exporting buffer
- * lives. An imported host allocation is borrowed too: the caller keeps it
- * valid, and does not free it, until the imported buffer is destroyed,
- * which happens only after the last submission naming it completed.
+ * destroyed, or earlier); one that fails, for any reason, leaves it open
+ * with the caller. An exported host pointer is borrowed: valid while the
+ * exporting buffer lives, so the application keeps that buffer until every
+ * import of it is destroyed. An imported host allocation is borrowed too:
+ * the caller keeps it valid, and does not free it, until the imported
+ * buffer is destroyed, which happens only after the last submission naming
+ * it completed (halo_device_wait_idle on the importing device, then the
+ * release, is one way to know).
  *
  * Aliases. Several buffers may name the same memory (the exporter and its
  * imports, or two imports of one allocation). Within a submission, commands
@@ -48,7 +55,10 @@
  * process and plugin; the shared timeline carries only a failure value
  * (>= HALO_SEMAPHORE_FAILURE_VALUE), so an importer that sees one reports
  * DATA_LOSS "failed where the semaphore was exported" unless it failed the
- * semaphore itself. Either way every waiter wakes with a failure.
+ * semaphore itself. Either way every host waiter and timepoint wakes with
+ * a failure. The failure value lies above every payload: work a device
+ * already waits for natively (behind a signal its own queue will make) may
+ * still run when another side publishes a failure first.
  *
  * Ordering of host access to shared memory follows buffer.h ("Host
  * access") on each side; semaphores order the devices. */
@@ -82,8 +92,11 @@ HALO_API HALO_MUST_USE halo_status_t halo_buffer_export(
  * memory |handle| names, as |params| describes it: its usage and size (at
  * most |handle->size|); its memory_type is one the device offers, and for a
  * HOST_ALLOCATION it must be HOST_VISIBLE (the host memory is also
- * coherent); |params->alignment| must be 0 and |params->flags| must not ask
- * for EXPORTABLE. A new reference in |out_buffer| (NULL on failure).
+ * coherent), and for an OPAQUE_FD it must be the memory_type the exporting
+ * buffer was allocated with (the native API requires the same kind of
+ * memory; a driver that needs dedicated allocations also requires the same
+ * size, and refuses another with INVALID_ARGUMENT); |params->alignment|
+ * must be 0 and |params->flags| must not ask for EXPORTABLE. A new reference in |out_buffer| (NULL on failure).
  * Thread-safe. See the top of this file for who owns the handle.
  * Returns INVALID_ARGUMENT for a bad |device|, NULL arguments, struct sizes
  * below ABI 1.0's (|params|) or 1.3's (|handle|), a handle type that is not
