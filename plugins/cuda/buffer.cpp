@@ -60,6 +60,8 @@ const halo_buffer_vtable_t Buffer::kVtable = {
     .unmap_range = &unmap_range,
     .flush_range = &flush_range,
     .invalidate_range = &invalidate_range,
+    // Nothing is exported (buffer_export_types is 0).
+    .export_handle = nullptr,
 };
 
 Buffer::Buffer(Device* device, const sdk::BufferFacts& facts) noexcept
@@ -73,10 +75,14 @@ Buffer::Buffer(Device* device, const sdk::BufferFacts& facts) noexcept
 }
 
 Buffer::~Buffer() {
-  if (device_allocation_ != 0 || host_allocation_ != nullptr) {
+  if (device_allocation_ != 0 || host_allocation_ != nullptr ||
+      registered_ != nullptr) {
     ContextScope scope(*api, device->context);
     if (host_allocation_ != nullptr) api->cuMemFreeHost(host_allocation_);
     if (device_allocation_ != 0) api->cuMemFree(device_allocation_);
+    if (registered_ != nullptr) {
+      device->host_registrations.release(*api, registered_);
+    }
   }
   host.release(sdk::as_object(device->handle()));
 }
@@ -137,6 +143,33 @@ halo_status_t Buffer::create(Device* device, const halo_buffer_params_t& params,
       host.destroy(buffer);
       return status;
     }
+    *out_buffer = buffer->handle();
+    return HALO_OK;
+  });
+}
+
+halo_status_t Buffer::import(Device* device, const halo_buffer_params_t& params,
+                             const halo_external_handle_t& handle,
+                             halo_buffer_t** out_buffer) noexcept {
+  static const char kFunction[] = "halo_buffer_import";
+  sdk::Host host = device->host;
+  HALO_SDK_RETURN_IF_ERROR(sdk::check_buffer_params(
+      host, device->capabilities(), params, kFunction));
+  const sdk::BufferFacts facts{params.size, params.usage, params.memory_type};
+  return HALO_SDK_TRY(host, {
+    Buffer* buffer = host.make<Buffer>(device, facts);
+    ContextScope scope(*device->api, device->context);
+    CUdeviceptr address = 0;
+    halo_status_t status = device->host_registrations.acquire(
+        host, *device->api, handle.host_pointer,
+        static_cast<size_t>(handle.size), &address);
+    if (status != HALO_OK) {
+      host.destroy(buffer);
+      return host.annotate(status, kFunction);
+    }
+    buffer->registered_ = handle.host_pointer;
+    buffer->host_pointer = static_cast<unsigned char*>(handle.host_pointer);
+    buffer->address = address;
     *out_buffer = buffer->handle();
     return HALO_OK;
   });

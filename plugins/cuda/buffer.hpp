@@ -1,7 +1,9 @@
 // The cuda buffer: device memory from cuMemAlloc, or, for host-visible
 // memory, pinned host memory that the device reaches through its mapping
 // (cuMemHostAlloc with DEVICEMAP): coherent, so a map is the pointer itself
-// and flush and invalidate only check their range.
+// and flush and invalidate only check their range. An imported host
+// allocation is the application's memory registered with CUDA
+// (cuMemHostRegister) and reached the same way.
 #ifndef HALO_CUDA_BUFFER_HPP_
 #define HALO_CUDA_BUFFER_HPP_
 
@@ -41,6 +43,16 @@ struct Buffer {
                               const halo_buffer_params_t& params,
                               halo_buffer_t** out_buffer) noexcept;
 
+  // Makes a buffer of |device| over the application's host memory that
+  // |handle| (a HOST_ALLOCATION libhalo has checked) names: registered
+  // with CUDA (cuMemHostRegister, counted per range by the device) and
+  // reached through its device mapping, never freed here. Returns a new
+  // reference in |out_buffer|, or the failing CUDA call's status naming
+  // halo_buffer_import.
+  static halo_status_t import(Device* device, const halo_buffer_params_t& params,
+                              const halo_external_handle_t& handle,
+                              halo_buffer_t** out_buffer) noexcept;
+
   // Returns the buffer when |buffer| is a cuda buffer, else NULL.
   static Buffer* from(halo_buffer_t* buffer) noexcept {
     return sdk::object_from<Buffer>(buffer);
@@ -61,6 +73,8 @@ struct Buffer {
   // What the driver allocated (the aligned pointers lie inside it).
   CUdeviceptr device_allocation_ = 0;
   void* host_allocation_ = nullptr;
+  // An imported host allocation's first byte, registered with the device.
+  void* registered_ = nullptr;
   // Open mappings, so that an unmap of a range never mapped is refused.
   sdk::MappedRanges mappings_;
 };

@@ -44,6 +44,8 @@ namespace halo::cuda {
   X(cuMemHostAlloc)              \
   X(cuMemFreeHost)               \
   X(cuMemHostGetDevicePointer)   \
+  X(cuMemHostRegister)           \
+  X(cuMemHostUnregister)         \
   X(cuMemsetD8Async)             \
   X(cuMemsetD16Async)            \
   X(cuMemsetD32Async)            \

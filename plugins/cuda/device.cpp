@@ -95,6 +95,15 @@ halo_status_t create_executable(halo_device_t* device,
   return Executable::create(Device::cast(device), *params, out_executable);
 }
 
+// HOST_ALLOCATION only (the capabilities name nothing else); libhalo has
+// checked the handle against them.
+halo_status_t import_buffer(halo_device_t* device,
+                            const halo_buffer_params_t* params,
+                            const halo_external_handle_t* handle,
+                            halo_buffer_t** out_buffer) {
+  return Buffer::import(Device::cast(device), *params, *handle, out_buffer);
+}
+
 }  // namespace
 
 const halo_device_vtable_t Device::kVtable = {
@@ -112,6 +121,8 @@ const halo_device_vtable_t Device::kVtable = {
     .allocate_buffer = &allocate_buffer,
     .create_command_buffer = &create_command_buffer,
     .create_executable = &create_executable,
+    .import_buffer = &import_buffer,
+    .import_semaphore = nullptr,
 };
 
 Device::Device(Driver* driver, size_t index) noexcept
@@ -119,7 +130,8 @@ Device::Device(Driver* driver, size_t index) noexcept
       host(driver->host),
       api(driver->api),
       driver(driver),
-      description(&driver->devices[index]) {
+      description(&driver->devices[index]),
+      host_registrations(driver->host) {
   host.retain(sdk::as_object(driver->handle()));
 }
 

@@ -9,6 +9,7 @@
 #include "halo/device.h"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/object_cast.hpp"
+#include "host_registrations.hpp"
 
 namespace halo::cuda {
 
@@ -29,6 +30,8 @@ struct Device {
   CUstream stream = nullptr;
   // The halo queue: submission bookkeeping and the completion worker.
   Queue* queue = nullptr;
+  // The host memory its imported buffers registered.
+  HostRegistrations host_registrations;
 
   // The vtable of every such object (see sdk/object_cast.hpp).
   static const halo_device_vtable_t kVtable;

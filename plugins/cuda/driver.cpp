@@ -1,6 +1,8 @@
 // The cuda driver: device enumeration and the driver vtable.
 #include "driver.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -112,6 +114,11 @@ halo_status_t describe_device(sdk::Host host, const Api& api, int ordinal,
   std::snprintf(caps.executable_formats, sizeof(caps.executable_formats),
                 "%s", kFormatPtx);
   caps.device_memory_size = total_memory;
+  // An application's host memory is registered with CUDA and reached
+  // through its device mapping (buffer.cpp), on whole pages.
+  caps.buffer_import_types = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
+  const long page = sysconf(_SC_PAGESIZE);
+  caps.host_allocation_alignment = page > 0 ? static_cast<uint64_t>(page) : 4096;
   std::snprintf(info.native_api, sizeof(info.native_api), "CUDA %d.%d",
                 driver_version / 1000, (driver_version % 1000) / 10);
   info.compute_units = static_cast<uint32_t>(std::max(
