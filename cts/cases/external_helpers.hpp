@@ -66,6 +66,19 @@ inline halo_device_capabilities_t capabilities_of(halo_device_t* device) {
   return caps;
 }
 
+// Whether |a| and |b| are one GPU: equal, non-zero uuids (Vulkan's
+// deviceUUID and CUDA's device uuid agree on NVIDIA's drivers).
+inline bool same_gpu(halo_device_t* a, halo_device_t* b) {
+  halo_device_info_t info_a = {};
+  info_a.struct_size = sizeof(info_a);
+  halo_device_info_t info_b = info_a;
+  CTS_ASSERT_OK(halo_device_query_info(a, &info_a));
+  CTS_ASSERT_OK(halo_device_query_info(b, &info_b));
+  static const uint8_t kZero[sizeof(info_a.uuid)] = {};
+  return std::memcmp(info_a.uuid, info_b.uuid, sizeof(info_a.uuid)) == 0 &&
+         std::memcmp(info_a.uuid, kZero, sizeof(kZero)) != 0;
+}
+
 // Skips the case, naming what |caps| reports for |what| (such as
 // "buffer_export_types"), unless |types| has |type|.
 inline void require_type(halo_external_handle_type_t types,

@@ -82,32 +82,38 @@ HALO_CTS_CASE("interop.external.host_allocation_shared", kQueuedNeeds,
                     std::vector<uint32_t>(memory.size() / 4, 0xB2B2B2B2u));
 }
 
-// Runs the exported-memory exchange from |exporter| to |importer|: an
-// EXPORTABLE buffer of the exporter, aligned as the importer needs, exported
-// as HOST_ALLOCATION and imported. The exporter fills the first half; the
-// importer, waiting on that, copies it to a buffer of its own and fills the
-// second half; the host then reads both results. |names| say which device
-// is which, for messages.
+// Runs the exported-memory exchange from |exporter| to |importer| through
+// a handle of |type|: an EXPORTABLE buffer of the exporter (host memory,
+// aligned as the importer needs, for a HOST_ALLOCATION; device memory for
+// an OPAQUE_FD) exported and imported. The exporter fills the first half;
+// the importer, waiting on that, copies it to a buffer of its own and fills
+// the second half; the host then reads both results, each through a copy
+// on its own device. |names| say which device is which, for messages.
 void exchange(Context& ctx, halo_device_t* exporter, halo_device_t* importer,
-              const std::string& names) {
+              halo_external_handle_type_t type, const std::string& names) {
   const halo_device_capabilities_t exporter_caps = capabilities_of(exporter);
   const halo_device_capabilities_t importer_caps = capabilities_of(importer);
-  const uint64_t alignment = host_import_alignment(importer_caps);
-  const uint64_t size = few_pages(alignment);
+  const bool host = type == HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
+  const uint64_t alignment = host ? host_import_alignment(importer_caps) : 0;
+  const uint64_t size = host ? few_pages(alignment) : 64 * 1024;
   const uint64_t half = size / 2;
   const size_t half_words = half / 4;
-  BufferRef original =
-      allocate_exportable(exporter, size, host_memory_type_of(exporter_caps), alignment);
-  halo_external_handle_t handle =
-      export_buffer(original.get(), HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION);
-  CTS_ASSERT_MSG(reinterpret_cast<uintptr_t>(handle.host_pointer) % alignment == 0,
-                 names + ": a buffer allocated with alignment " + std::to_string(alignment) +
-                     " exported a host pointer that is not a multiple of it");
-  // The buffer's own bytes, a multiple of the alignment; the handle may name
-  // more (rounded to the exporter's pages), which need not be.
-  handle.size = size;
-  BufferRef imported =
-      import_buffer(importer, buffer_params(size, host_memory_type_of(importer_caps)), handle);
+  BufferRef original = allocate_exportable(
+      exporter, size, host ? host_memory_type_of(exporter_caps) : HALO_MEMORY_TYPE_DEVICE_LOCAL,
+      alignment);
+  halo_external_handle_t handle = export_buffer(original.get(), type);
+  if (host) {
+    CTS_ASSERT_MSG(reinterpret_cast<uintptr_t>(handle.host_pointer) % alignment == 0,
+                   names + ": a buffer allocated with alignment " + std::to_string(alignment) +
+                       " exported a host pointer that is not a multiple of it");
+    // The buffer's own bytes, a multiple of the alignment; the handle may
+    // name more (rounded to the exporter's pages), which need not be.
+    handle.size = size;
+  }
+  BufferRef imported = import_buffer(
+      importer,
+      buffer_params(size, host ? host_memory_type_of(importer_caps) : HALO_MEMORY_TYPE_DEVICE_LOCAL),
+      handle);
   BufferRef readback = allocate_buffer(importer, half, host_memory_type_of(importer_caps));
   halo_semaphore_t* exported_done = ctx.semaphore(0, exporter);
   halo_semaphore_t* imported_done = ctx.semaphore(0, importer);
@@ -128,35 +134,56 @@ void exchange(Context& ctx, halo_device_t* exporter, halo_device_t* importer,
 
   CTS_ASSERT_VALUES(read_values<uint32_t>(readback.get(), half_words),
                     std::vector<uint32_t>(half_words, first_pattern));
-  CTS_ASSERT_VALUES(read_values<uint32_t>(original.get(), half_words, half),
-                    std::vector<uint32_t>(half_words, second_pattern));
+  const std::vector<uint8_t> second_half = read_through_copy(ctx, original.get(), half, half, exporter);
+  std::vector<uint32_t> second_words(half_words);
+  std::memcpy(second_words.data(), second_half.data(), half);
+  CTS_ASSERT_VALUES(second_words, std::vector<uint32_t>(half_words, second_pattern));
   // The exporter's memory must outlive the import, which the importer's
   // submission may still hold after its signal (external.h).
   CTS_ASSERT_OK(halo_device_wait_idle(importer, deadline_in_ms(kGenerousMs)));
   imported.reset();
 }
 
-HALO_CTS_CASE("interop.external.exported_host_allocation", kQueuedNeeds,
-              "a buffer of a device that exports HOST_ALLOCATION imported into the other plugin's device (each direction that one exports and the other imports): each side's queued writes are seen by the other") {
+// Runs exchange() in each direction where one device exports |type| and
+// the other imports it; skips, naming both devices' types, where neither
+// does. |same_gpu_only|: only between devices of one GPU (equal uuids), as
+// OPAQUE_FD memory is; other pairs skip saying so.
+void exchange_both_ways(Context& ctx, halo_external_handle_type_t type, bool same_gpu_only) {
   halo_device_t* foreign = ctx.foreign_device();
   const halo_device_capabilities_t foreign_caps = capabilities_of(foreign);
   const std::string peer = "the peer's device (" + ctx.foreign_plugin_name() + ")";
   require_queued_buffers(foreign_caps, peer);
   const halo_device_capabilities_t& own_caps = ctx.capabilities();
-  constexpr halo_external_handle_type_t kHost = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
-  const bool to_foreign = (own_caps.buffer_export_types & kHost) != 0 &&
-                          (foreign_caps.buffer_import_types & kHost) != 0;
-  const bool from_foreign = (foreign_caps.buffer_export_types & kHost) != 0 &&
-                            (own_caps.buffer_import_types & kHost) != 0;
+  const bool to_foreign = (own_caps.buffer_export_types & type) != 0 &&
+                          (foreign_caps.buffer_import_types & type) != 0;
+  const bool from_foreign = (foreign_caps.buffer_export_types & type) != 0 &&
+                            (own_caps.buffer_import_types & type) != 0;
   if (!to_foreign && !from_foreign) {
-    skip("neither device exports HOST_ALLOCATION buffers that the other imports (the device: "
-         "export " + handle_types_text(own_caps.buffer_export_types) + ", import " +
+    skip(std::string("neither device exports ") + handle_type_text(type) +
+         " buffers that the other imports (the device: export " +
+         handle_types_text(own_caps.buffer_export_types) + ", import " +
          handle_types_text(own_caps.buffer_import_types) + "; " + peer + ": export " +
          handle_types_text(foreign_caps.buffer_export_types) + ", import " +
          handle_types_text(foreign_caps.buffer_import_types) + ")");
   }
-  if (to_foreign) exchange(ctx, ctx.device(), foreign, "exported here, imported by " + peer);
-  if (from_foreign) exchange(ctx, foreign, ctx.device(), "exported by " + peer + ", imported here");
+  if (same_gpu_only && !same_gpu(ctx.device(), foreign)) {
+    skip("the device and " + peer + " are not one GPU (their uuids differ or are zero), and " +
+         handle_type_text(type) + " memory is shared only within one");
+  }
+  if (to_foreign) exchange(ctx, ctx.device(), foreign, type, "exported here, imported by " + peer);
+  if (from_foreign) {
+    exchange(ctx, foreign, ctx.device(), type, "exported by " + peer + ", imported here");
+  }
+}
+
+HALO_CTS_CASE("interop.external.exported_host_allocation", kQueuedNeeds,
+              "a buffer of a device that exports HOST_ALLOCATION imported into the other plugin's device (each direction that one exports and the other imports): each side's queued writes are seen by the other") {
+  exchange_both_ways(ctx, HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION, /*same_gpu_only=*/false);
+}
+
+HALO_CTS_CASE("interop.external.opaque_fd_device_memory", kQueuedNeeds,
+              "device memory of one GPU exported as an OPAQUE_FD by one plugin and imported by the other (each direction that one exports and the other imports; vulkan to cuda on NVIDIA): each side's queued writes are seen by the other") {
+  exchange_both_ways(ctx, HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD, /*same_gpu_only=*/true);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // The cuda buffer: allocation, mapping and the buffer vtable.
 #include "buffer.hpp"
 
+#include <unistd.h>
+
 #include "cuda_status.hpp"
 #include "device.hpp"
+#include "halo/sdk/external.hpp"
 
 namespace halo::cuda {
 namespace {
@@ -76,10 +79,14 @@ Buffer::Buffer(Device* device, const sdk::BufferFacts& facts) noexcept
 
 Buffer::~Buffer() {
   if (device_allocation_ != 0 || host_allocation_ != nullptr ||
-      registered_ != nullptr) {
+      registered_ != nullptr || external_memory_ != nullptr) {
     ContextScope scope(*api, device->context);
     if (host_allocation_ != nullptr) api->cuMemFreeHost(host_allocation_);
+    // An imported memory's mapping goes before the memory itself.
     if (device_allocation_ != 0) api->cuMemFree(device_allocation_);
+    if (external_memory_ != nullptr) {
+      api->cuDestroyExternalMemory(external_memory_);
+    }
     if (registered_ != nullptr) {
       device->host_registrations.release(*api, registered_);
     }
@@ -148,31 +155,84 @@ halo_status_t Buffer::create(Device* device, const halo_buffer_params_t& params,
   });
 }
 
+namespace {
+constexpr char kImport[] = "halo_buffer_import";
+}  // namespace
+
 halo_status_t Buffer::import(Device* device, const halo_buffer_params_t& params,
                              const halo_external_handle_t& handle,
                              halo_buffer_t** out_buffer) noexcept {
-  static const char kFunction[] = "halo_buffer_import";
   sdk::Host host = device->host;
   HALO_SDK_RETURN_IF_ERROR(sdk::check_buffer_params(
-      host, device->capabilities(), params, kFunction));
+      host, device->capabilities(), params, kImport));
+  if (handle.type == HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD &&
+      (params.memory_type & HALO_MEMORY_TYPE_HOST_VISIBLE)) {
+    return host.make_status(
+        HALO_STATUS_INVALID_ARGUMENT,
+        "%s: params->memory_type 0x%x is HOST_VISIBLE, but memory imported "
+        "from an OPAQUE_FD is device memory CUDA does not map for the host",
+        kImport, params.memory_type);
+  }
   const sdk::BufferFacts facts{params.size, params.usage, params.memory_type};
   return HALO_SDK_TRY(host, {
     Buffer* buffer = host.make<Buffer>(device, facts);
     ContextScope scope(*device->api, device->context);
-    CUdeviceptr address = 0;
-    halo_status_t status = device->host_registrations.acquire(
-        host, *device->api, handle.host_pointer,
-        static_cast<size_t>(handle.size), &address);
+    halo_status_t status = handle.type == HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD
+                               ? buffer->import_fd(handle)
+                               : buffer->import_host(handle);
     if (status != HALO_OK) {
       host.destroy(buffer);
-      return host.annotate(status, kFunction);
+      return status;
     }
-    buffer->registered_ = handle.host_pointer;
-    buffer->host_pointer = static_cast<unsigned char*>(handle.host_pointer);
-    buffer->address = address;
+    // The import succeeded, so the fd it was given is the plugin's to
+    // close (external.h); CUDA holds its own copy.
+    if (handle.type == HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD) close(handle.fd);
     *out_buffer = buffer->handle();
     return HALO_OK;
   });
+}
+
+halo_status_t Buffer::import_host(const halo_external_handle_t& handle) noexcept {
+  halo_status_t status = device->host_registrations.acquire(
+      host, *api, handle.host_pointer, static_cast<size_t>(handle.size),
+      &address);
+  if (status != HALO_OK) return host.annotate(status, kImport);
+  registered_ = handle.host_pointer;
+  host_pointer = static_cast<unsigned char*>(handle.host_pointer);
+  return HALO_OK;
+}
+
+halo_status_t Buffer::import_fd(const halo_external_handle_t& handle) noexcept {
+  // CUDA takes the fd only when the import succeeds, and the mapping after
+  // it can still fail: import a copy, so that the caller's fd stays open
+  // until the whole import has succeeded.
+  sdk::OwnedFd fd;
+  HALO_SDK_RETURN_IF_ERROR(sdk::duplicate_fd(host, kImport, handle.fd, &fd));
+  CUDA_EXTERNAL_MEMORY_HANDLE_DESC memory = {};
+  memory.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
+  memory.handle.fd = fd.get();
+  memory.size = handle.size;
+  if (handle.flags & HALO_EXTERNAL_HANDLE_FLAG_DEDICATED) {
+    memory.flags = CUDA_EXTERNAL_MEMORY_DEDICATED;
+  }
+  HALO_SDK_RETURN_IF_ERROR(host.annotate(
+      cuda_status(host, *api, "cuImportExternalMemory",
+                  api->cuImportExternalMemory(&external_memory_, &memory)),
+      kImport));
+  fd.release();  // The external memory owns it now.
+  // The whole memory is mapped: an importer of a dedicated allocation must
+  // not map less, and the buffer's bytes are its first params->size.
+  CUDA_EXTERNAL_MEMORY_BUFFER_DESC mapping = {};
+  mapping.offset = 0;
+  mapping.size = handle.size;
+  HALO_SDK_RETURN_IF_ERROR(host.annotate(
+      cuda_status(host, *api, "cuExternalMemoryGetMappedBuffer",
+                  api->cuExternalMemoryGetMappedBuffer(&device_allocation_,
+                                                       external_memory_,
+                                                       &mapping)),
+      kImport));
+  address = device_allocation_;
+  return HALO_OK;
 }
 
 halo_status_t Buffer::map(uint64_t offset, uint64_t length,

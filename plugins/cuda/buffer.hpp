@@ -3,7 +3,9 @@
 // (cuMemHostAlloc with DEVICEMAP): coherent, so a map is the pointer itself
 // and flush and invalidate only check their range. An imported host
 // allocation is the application's memory registered with CUDA
-// (cuMemHostRegister) and reached the same way.
+// (cuMemHostRegister) and reached the same way; an imported OPAQUE_FD is
+// another driver's device memory (a Vulkan export) mapped into the device's
+// address space (cuImportExternalMemory).
 #ifndef HALO_CUDA_BUFFER_HPP_
 #define HALO_CUDA_BUFFER_HPP_
 
@@ -43,12 +45,16 @@ struct Buffer {
                               const halo_buffer_params_t& params,
                               halo_buffer_t** out_buffer) noexcept;
 
-  // Makes a buffer of |device| over the application's host memory that
-  // |handle| (a HOST_ALLOCATION libhalo has checked) names: registered
-  // with CUDA (cuMemHostRegister, counted per range by the device) and
-  // reached through its device mapping, never freed here. Returns a new
-  // reference in |out_buffer|, or the failing CUDA call's status naming
-  // halo_buffer_import.
+  // Makes a buffer of |device| over the memory |handle| (checked by
+  // libhalo) names:
+  //  - HOST_ALLOCATION: the application's host memory, registered with
+  //    CUDA (cuMemHostRegister, counted per range by the device) and
+  //    reached through its device mapping, never freed here;
+  //  - OPAQUE_FD: device memory another driver exported, imported and
+  //    mapped whole; DEVICE_LOCAL only, since CUDA cannot map it for the
+  //    host. CUDA owns the fd once the import succeeded.
+  // Returns a new reference in |out_buffer|, or the failing CUDA call's
+  // status naming halo_buffer_import.
   static halo_status_t import(Device* device, const halo_buffer_params_t& params,
                               const halo_external_handle_t& handle,
                               halo_buffer_t** out_buffer) noexcept;
@@ -69,12 +75,16 @@ struct Buffer {
 
  private:
   halo_status_t allocate(uint64_t alignment) noexcept;
+  halo_status_t import_host(const halo_external_handle_t& handle) noexcept;
+  halo_status_t import_fd(const halo_external_handle_t& handle) noexcept;
 
   // What the driver allocated (the aligned pointers lie inside it).
   CUdeviceptr device_allocation_ = 0;
   void* host_allocation_ = nullptr;
   // An imported host allocation's first byte, registered with the device.
   void* registered_ = nullptr;
+  // An imported OPAQUE_FD's memory; device_allocation_ is its mapping.
+  CUexternalMemory external_memory_ = nullptr;
   // Open mappings, so that an unmap of a range never mapped is refused.
   sdk::MappedRanges mappings_;
 };

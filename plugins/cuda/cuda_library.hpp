@@ -46,6 +46,9 @@ namespace halo::cuda {
   X(cuMemHostGetDevicePointer)   \
   X(cuMemHostRegister)           \
   X(cuMemHostUnregister)         \
+  X(cuImportExternalMemory)      \
+  X(cuExternalMemoryGetMappedBuffer) \
+  X(cuDestroyExternalMemory)     \
   X(cuMemsetD8Async)             \
   X(cuMemsetD16Async)            \
   X(cuMemsetD32Async)            \

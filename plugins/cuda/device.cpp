@@ -95,8 +95,8 @@ halo_status_t create_executable(halo_device_t* device,
   return Executable::create(Device::cast(device), *params, out_executable);
 }
 
-// HOST_ALLOCATION only (the capabilities name nothing else); libhalo has
-// checked the handle against them.
+// HOST_ALLOCATION or OPAQUE_FD (the capabilities name nothing else);
+// libhalo has checked the handle against them.
 halo_status_t import_buffer(halo_device_t* device,
                             const halo_buffer_params_t* params,
                             const halo_external_handle_t* handle,

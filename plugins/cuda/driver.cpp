@@ -115,8 +115,11 @@ halo_status_t describe_device(sdk::Host host, const Api& api, int ordinal,
                 "%s", kFormatPtx);
   caps.device_memory_size = total_memory;
   // An application's host memory is registered with CUDA and reached
-  // through its device mapping (buffer.cpp), on whole pages.
-  caps.buffer_import_types = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
+  // through its device mapping (buffer.cpp), on whole pages. An OPAQUE_FD
+  // is device memory a Vulkan driver of the same GPU exported
+  // (cuImportExternalMemory), which CUDA offers on every Linux device.
+  caps.buffer_import_types = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION |
+                             HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD;
   const long page = sysconf(_SC_PAGESIZE);
   caps.host_allocation_alignment = page > 0 ? static_cast<uint64_t>(page) : 4096;
   std::snprintf(info.native_api, sizeof(info.native_api), "CUDA %d.%d",

@@ -243,6 +243,7 @@ halo_status_t Buffer::allocate(const halo_buffer_params_t& params) noexcept {
   dedicated.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
   dedicated.buffer = buffer_;
   if (needs.dedicated) export_info.pNext = &dedicated;
+  dedicated_ = exportable_ && needs.dedicated;
   VkMemoryAllocateInfo allocate_info = {};
   allocate_info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
   if (exportable_) allocate_info.pNext = &export_info;

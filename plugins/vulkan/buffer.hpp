@@ -126,6 +126,9 @@ class Buffer {
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   uint64_t allocation_size_ = 0;
+  // The memory is a dedicated allocation (Needs::dedicated), which an
+  // export says (HALO_EXTERNAL_HANDLE_FLAG_DEDICATED).
+  bool dedicated_ = false;
   // Where the buffer starts in its memory (non-zero only to honour a
   // mapping alignment larger than the device's own).
   uint64_t memory_offset_ = 0;

@@ -36,6 +36,7 @@ halo_status_t Buffer::export_handle(
       device_->vkd.vkGetMemoryFdKHR(device_->device, &info, &fd));
   // The whole allocation: an importer must allocate exactly its size.
   sdk::fill_fd_handle(type, fd, allocation_size_, out_handle);
+  if (dedicated_) out_handle->flags = HALO_EXTERNAL_HANDLE_FLAG_DEDICATED;
   return HALO_OK;
 }
 
@@ -109,6 +110,7 @@ halo_status_t Buffer::import_fd(const halo_buffer_params_t& params,
       allocate_memory(kImport, " of handle->fd", allocate_info));
   fd.release();  // The memory owns it now.
   fd_imported_ = true;
+  dedicated_ = needs.dedicated;
   return place(kImport, device_->adapter->capabilities.min_buffer_alignment,
                needs.requirements.alignment, /*movable=*/false);
 }

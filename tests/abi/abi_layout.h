@@ -170,6 +170,7 @@ HALO_LAYOUT_ASSERT(offsetof(halo_buffer_params_t, size) == 16);
 HALO_LAYOUT_ASSERT(offsetof(halo_buffer_params_t, flags) == 12);
 HALO_LAYOUT_ASSERT(sizeof(halo_external_handle_t) == 32);
 HALO_LAYOUT_ASSERT(offsetof(halo_external_handle_t, fd) == 8);
+HALO_LAYOUT_ASSERT(offsetof(halo_external_handle_t, flags) == 12);
 HALO_LAYOUT_ASSERT(offsetof(halo_external_handle_t, host_pointer) == 16);
 HALO_LAYOUT_ASSERT(offsetof(halo_external_handle_t, size) == 24);
 HALO_LAYOUT_ASSERT(sizeof(halo_buffer_binding_t) == 24);

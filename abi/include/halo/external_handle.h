@@ -14,6 +14,11 @@ typedef uint32_t halo_external_handle_type_t;
 /* Every type defined; a handle names exactly one of them. */
 #define HALO_EXTERNAL_HANDLE_TYPES_KNOWN ((halo_external_handle_type_t)0x7u)
 
+/* OPAQUE_FD buffers: the memory is a dedicated allocation, made for the
+ * one exported buffer (Vulkan's VkMemoryDedicatedAllocateInfo); CUDA must
+ * be told so when it imports the memory (CUDA_EXTERNAL_MEMORY_DEDICATED). */
+#define HALO_EXTERNAL_HANDLE_FLAG_DEDICATED ((uint32_t)1u << 0)
+
 /* One external handle: what an export fills and an import reads. */
 typedef struct halo_external_handle_t {
   uint32_t struct_size;
@@ -21,7 +26,9 @@ typedef struct halo_external_handle_t {
   halo_external_handle_type_t type;
   /* OPAQUE_FD and DMA_BUF: the file descriptor (>= 0); -1 otherwise. */
   int32_t fd;
-  uint32_t reserved0;
+  /* HALO_EXTERNAL_HANDLE_FLAG_* bits an export sets; 0 from an older
+   * exporter. An importer needs them where the native API does. */
+  uint32_t flags;
   /* HOST_ALLOCATION: the first byte; NULL otherwise. */
   void* host_pointer;
   /* Buffers: the bytes behind the handle, at least the buffer's size (for

@@ -38,6 +38,7 @@ void fill_fd_handle(halo_external_handle_type_t type, int fd, uint64_t size,
                     halo_external_handle_t *out) noexcept {
   out->type = type;
   out->fd = fd;
+  out->flags = 0;
   out->host_pointer = nullptr;
   out->size = size;
 }
@@ -46,6 +47,7 @@ void fill_host_handle(void *pointer, uint64_t size,
                       halo_external_handle_t *out) noexcept {
   out->type = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
   out->fd = -1;
+  out->flags = 0;
   out->host_pointer = pointer;
   out->size = size;
 }
