@@ -13,8 +13,9 @@
 /* 1.1 appended halo_entry_point_info_t.workgroup_size; 1.2 appended the
  * native API, compute units, memory size and dispatch limits to
  * halo_device_info_t and halo_device_capabilities_t; 1.3 appended external
- * handles (external.h): export and import of buffers and semaphores. */
-#define HALO_ABI_VERSION_MINOR 3
+ * handles (external.h): export and import of buffers and semaphores; 1.4
+ * added libhalo's fences and pollable wait handles (fence.h). */
+#define HALO_ABI_VERSION_MINOR 4
 
 /* Packs a major/minor pair into one comparable 32-bit value. */
 #define HALO_MAKE_VERSION(major, minor) \

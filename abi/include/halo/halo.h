@@ -12,6 +12,7 @@
 #include "halo/executable.h"
 #include "halo/external.h"
 #include "halo/external_handle.h"
+#include "halo/fence.h"
 #include "halo/object.h"
 #include "halo/registry.h"
 #include "halo/semaphore.h"
