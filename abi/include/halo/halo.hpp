@@ -5,7 +5,7 @@
 // keep the plain C ABI (DESIGN.md §2, rule 6). Errors become halo::Error;
 // handles are reference-counted values where copying retains and destruction
 // releases. halo::Registry has no retain function in the C API, so it is
-// move-only.
+// move-only. Coroutine awaits of fences and semaphores are in halo/await.hpp.
 #ifndef HALO_HALO_HPP_
 #define HALO_HALO_HPP_
 
