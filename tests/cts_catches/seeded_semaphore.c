@@ -91,6 +91,11 @@ static void semaphore_dispatch(template_semaphore_t* semaphore) {
     /* The failure never changes once set, so it is cloned outside the lock. */
     halo_status_t status = failed ? semaphore->host->status_clone(semaphore->failure)
                                   : HALO_OK;
+#if defined(TEMPLATE_BREAK_TIMEPOINT_FAILURE_AS_REACHED)
+    /* TEST HOOK: a timepoint on a failed semaphore is told it was reached. */
+    semaphore->host->status_free(status);
+    status = HALO_OK;
+#endif
     dispatch_frame_t frame = {semaphore, t_dispatch_frames};
     t_dispatch_frames = &frame;
     callback(user_data, timepoint, status); /* Takes ownership of |status|. */
