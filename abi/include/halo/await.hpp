@@ -5,14 +5,17 @@
 //   co_await halo::reached(fence, executor);        // every timepoint
 //   co_await semaphore_reached(semaphore, 5, executor);
 //   std::size_t first = co_await halo::when_any({a, b}, executor);
-//   co_await fence;   // in a coroutine whose promise has executor()
+//   co_await fence;   // in a coroutine whose promise has executor(),
+//                     // such as halo::Task's
 //
 // An await registers one timepoint per semaphore; the last one reached (or
 // the first failure) posts the coroutine's resumption to the executor the
 // application chose: any object with `void post(std::function<void()>)`.
-// halo::InlineExecutor resumes on the signalling thread, inside the
-// timepoint callback, and is for applications that ask for exactly that:
-// the coroutine must then not block until its next suspension.
+// halo::RunLoop is one for a program's main thread, and halo::Task a
+// coroutine type that carries its executor. halo::InlineExecutor resumes on
+// the signalling thread, inside the timepoint callback, and is for
+// applications that ask for exactly that: the coroutine must then not block
+// until its next suspension.
 //
 // A failure is thrown at the co_await as a halo::Error carrying the failed
 // semaphore's status. Destroying a coroutine suspended in an await cancels
@@ -24,9 +27,12 @@
 
 #include <atomic>
 #include <concepts>
+#include <condition_variable>
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <exception>
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -321,6 +327,109 @@ class PromiseExecutorAwaiter {
 inline detail::PromiseExecutorAwaiter operator co_await(const Fence& fence) {
   return detail::PromiseExecutorAwaiter(fence);
 }
+
+// Any executor behind one type, for a promise to store.
+class AnyExecutor {
+ public:
+  template <Executor E>
+  explicit AnyExecutor(E& executor)
+      : post_([&executor](std::function<void()> function) {
+          executor.post(std::move(function));
+        }) {}
+  void post(std::function<void()> function) const { post_(std::move(function)); }
+
+ private:
+  std::function<void(std::function<void()>)> post_;
+};
+
+// An executor whose functions run on the thread that calls run_until or
+// run_one: a plain event loop for a program's main thread. Thread-safe.
+class RunLoop {
+ public:
+  void post(std::function<void()> function) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back(std::move(function));
+    }
+    posted_.notify_one();
+  }
+  // Runs one posted function, blocking (not spinning) until there is one.
+  void run_one() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    posted_.wait(lock, [&] { return !queue_.empty(); });
+    std::function<void()> function = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    function();
+  }
+  // Runs posted functions until |done()| holds.
+  template <typename Predicate>
+  void run_until(Predicate done) {
+    while (!done()) run_one();
+  }
+  std::size_t pending() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return queue_.size();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable posted_;
+  std::deque<std::function<void()>> queue_;
+};
+
+// An eager coroutine that resumes its awaits on the executor given as its
+// first parameter (so `co_await fence` works inside it), and keeps the
+// exception it ended with. Destroying the Task destroys the coroutine,
+// cancelling the await it is suspended in; do it on the executor's thread.
+class Task {
+ public:
+  class promise_type {
+   public:
+    template <Executor E, typename... Args>
+    explicit promise_type(E& executor, Args&&...) : executor_(executor) {}
+    // A member coroutine: *this first, then the executor.
+    template <typename Self, Executor E, typename... Args>
+    promise_type(Self&&, E& executor, Args&&...) : executor_(executor) {}
+
+    Task get_return_object() {
+      return Task(std::coroutine_handle<promise_type>::from_promise(*this));
+    }
+    std::suspend_never initial_suspend() noexcept { return {}; }
+    std::suspend_always final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { error_ = std::current_exception(); }
+    AnyExecutor& executor() noexcept { return executor_; }
+
+   private:
+    friend class Task;
+    AnyExecutor executor_;
+    std::exception_ptr error_;
+  };
+
+  Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  Task& operator=(Task&& other) noexcept {
+    Task(std::move(other)).swap(*this);
+    return *this;
+  }
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+  ~Task() {
+    if (handle_) handle_.destroy();
+  }
+  void swap(Task& other) noexcept { std::swap(handle_, other.handle_); }
+
+  // True once the coroutine ran to its end (or threw).
+  bool done() const noexcept { return !handle_ || handle_.done(); }
+  // Rethrows what the coroutine ended with, if anything.
+  void rethrow() const {
+    if (handle_ && handle_.promise().error_) std::rethrow_exception(handle_.promise().error_);
+  }
+
+ private:
+  explicit Task(std::coroutine_handle<promise_type> handle) noexcept : handle_(handle) {}
+  std::coroutine_handle<promise_type> handle_;
+};
 
 }  // namespace halo
 
