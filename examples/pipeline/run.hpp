@@ -1,0 +1,50 @@
+// Running the pipeline over its frames, two ways: stages handed off by
+// awaits with several frames in flight (coroutines on a run loop, device
+// stages ordered by semaphores and sharing the frames' memory where both
+// devices can), and one frame at a time with the host blocking between
+// stages. Both record when each frame passed each stage.
+#ifndef HALO_PIPELINE_RUN_HPP_
+#define HALO_PIPELINE_RUN_HPP_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "stage_device.hpp"
+
+namespace pipeline {
+
+// When one frame passed each stage (CLOCK_MONOTONIC ns), and its check.
+struct FrameTimes {
+  int64_t decode_start = 0;
+  int64_t decode_end = 0;
+  int64_t filter_done = 0;
+  int64_t combine_done = 0;
+  int64_t check_start = 0;
+  int64_t check_end = 0;
+  size_t wrong = 0;
+};
+
+struct RunOptions {
+  uint32_t elements = 1u << 20;
+  uint32_t frames = 32;
+  uint32_t in_flight = 3;
+};
+
+struct RunResult {
+  std::vector<FrameTimes> frames;
+  int64_t start = 0;
+  int64_t end = 0;
+};
+
+// Called after each frame with the number finished.
+using Progress = std::function<void(uint32_t finished)>;
+
+RunResult run_awaited(StageDevice& filter, StageDevice& combine, const RunOptions& options,
+                      const Progress& progress);
+RunResult run_host_blocking(StageDevice& filter, StageDevice& combine,
+                            const RunOptions& options, const Progress& progress);
+
+}  // namespace pipeline
+
+#endif  // HALO_PIPELINE_RUN_HPP_
