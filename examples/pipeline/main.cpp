@@ -8,6 +8,7 @@
 //
 //   halo-pipeline [--frames N] [--in-flight K] [--elements E]
 //                 [--filter-plugins a,b] [--combine-plugins a,b] [--kernels DIR]
+//                 [--copy]
 //
 // Exit status 0 when every frame of both runs matches the reference.
 #include <unistd.h>
@@ -42,7 +43,8 @@ void describe(const char* stage, const StageDevice& device) {
 }
 
 int run(const RunOptions& options, const std::vector<std::string>& filter_plugins,
-        const std::vector<std::string>& combine_plugins, const std::string& kernels) {
+        const std::vector<std::string>& combine_plugins, const std::string& kernels,
+        bool copy) {
   const halo::Registry registry = halo::Registry::create();
   long filter_index = -1;
   long combine_index = -1;
@@ -50,6 +52,7 @@ int run(const RunOptions& options, const std::vector<std::string>& filter_plugin
       open_stage_device(registry, "saxpy", kernels, filter_plugins, -1, &filter_index);
   StageDevice combine = open_stage_device(registry, "multiply_add", kernels, combine_plugins,
                                           filter_index, &combine_index);
+  if (copy) filter.shares_host_memory = combine.shares_host_memory = false;
   std::printf("halo-pipeline: %u frames of %u floats, %u in flight\n", options.frames,
               options.elements, options.in_flight);
   std::printf("  decode   host\n");
@@ -96,9 +99,13 @@ int main(int argc, char** argv) {
                  "plugins to try for the combine, in order")
       ->delimiter(',');
   app.add_option("--kernels", kernels, "folder of the saxpy and multiply_add kernels");
+  bool copy = false;
+  app.add_flag("--copy", copy,
+               "hand frames to the devices through staging copies even where they could "
+               "share the frames' memory");
   CLI11_PARSE(app, argc, argv);
   try {
-    return run(options, filter_plugins, combine_plugins, kernels);
+    return run(options, filter_plugins, combine_plugins, kernels, copy);
   } catch (const halo::Error& error) {
     std::fprintf(stderr, "halo-pipeline: %s: %s\n", halo_status_code_name(error.code()),
                  std::string(error.message()).c_str());

@@ -1,8 +1,8 @@
 // A slot's memory, buffers, recorded stages and hand-offs.
 #include "slot.hpp"
 
-#include <algorithm>
 #include <cstdlib>
+#include <initializer_list>
 #include <cstring>
 #include <new>
 
@@ -20,82 +20,55 @@ struct MultiplyAddConstants {
   uint32_t n;
 };
 
-halo_buffer_params_t buffer_params(uint64_t size, halo_memory_type_t memory_type) {
-  halo_buffer_params_t params = {};
-  params.struct_size = sizeof(params);
-  params.memory_type = memory_type;
-  params.usage = HALO_BUFFER_USAGE_DISPATCH_STORAGE | HALO_BUFFER_USAGE_MAPPING |
-                 HALO_BUFFER_USAGE_TRANSFER_SOURCE | HALO_BUFFER_USAGE_TRANSFER_TARGET;
-  params.size = size;
-  return params;
-}
+constexpr halo_buffer_usage_t kUsage =
+    HALO_BUFFER_USAGE_DISPATCH_STORAGE | HALO_BUFFER_USAGE_MAPPING |
+    HALO_BUFFER_USAGE_TRANSFER_SOURCE | HALO_BUFFER_USAGE_TRANSFER_TARGET;
 
 // The frame's memory as a buffer of |device|: imported where it shares host
 // memory, else a staging buffer of its own of the same layout.
-Buffer make_buffer(const StageDevice& device, unsigned char* memory, uint64_t size) {
-  halo_buffer_t* buffer = nullptr;
-  if (device.shares_host_memory) {
-    halo_external_handle_t handle = {};
-    handle.struct_size = sizeof(handle);
-    handle.type = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
-    handle.fd = -1;
-    handle.host_pointer = memory;
-    handle.size = size;
-    const halo_buffer_params_t params = buffer_params(size, device.staging_memory);
-    halo::check(halo_buffer_import(device.device.get(), &params, &handle, &buffer));
-  } else {
-    const halo_buffer_params_t params = buffer_params(size, device.staging_memory);
-    halo::check(halo_buffer_allocate(device.device.get(), &params, &buffer));
+halo::Buffer make_buffer(const StageDevice& device, unsigned char* memory, uint64_t size) {
+  if (!device.shares_host_memory) {
+    return device.device.allocate_buffer(size, kUsage, device.staging_memory);
   }
-  return Buffer(buffer);
-}
-
-halo_buffer_binding_t bind(const Buffer& buffer, uint64_t offset, uint64_t length) {
-  return halo_buffer_binding_t{buffer.get(), offset, length};
+  halo_external_handle_t handle = {};
+  handle.struct_size = sizeof(handle);
+  handle.type = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
+  handle.fd = -1;
+  handle.host_pointer = memory;
+  handle.size = size;
+  return device.device.import_buffer(handle, kUsage, device.staging_memory);
 }
 
 // Records one dispatch of |device|'s kernel over |bindings| into a command
 // buffer submitted once per frame.
-CommandBuffer record(const StageDevice& device, const std::vector<halo_buffer_binding_t>& bindings,
-                     const void* constants, uint32_t constant_size, uint32_t elements) {
-  halo_command_buffer_t* commands = nullptr;
-  halo::check(halo_command_buffer_create(device.device.get(), HALO_COMMAND_BUFFER_MODE_REUSABLE,
-                                         &commands));
-  CommandBuffer owned(commands);
-  halo_dispatch_params_t params = {};
-  params.struct_size = sizeof(params);
-  params.entry_point = 0;
-  params.executable = device.kernel.get();
-  params.workgroup_count[0] = (elements + kWorkgroupSize - 1) / kWorkgroupSize;
-  params.workgroup_count[1] = 1;
-  params.workgroup_count[2] = 1;
-  params.constant_size = constant_size;
-  params.constants = constants;
-  params.binding_count = bindings.size();
-  params.bindings = bindings.data();
-  halo::check(halo_command_buffer_begin(commands));
-  halo::check(halo_command_buffer_dispatch(commands, &params));
-  halo::check(halo_command_buffer_end(commands));
-  return owned;
+template <typename Constants>
+halo::CommandBuffer record(const StageDevice& device,
+                           std::initializer_list<halo_buffer_binding_t> bindings,
+                           const Constants& constants, uint32_t elements) {
+  halo::CommandBuffer commands =
+      device.device.create_command_buffer(HALO_COMMAND_BUFFER_MODE_REUSABLE);
+  commands.begin()
+      .dispatch(device.kernel, 0, {(elements + kWorkgroupSize - 1) / kWorkgroupSize}, bindings,
+                constants)
+      .end();
+  return commands;
 }
 
 // Copies [offset, offset + length) between the host memory and a staging
 // buffer, either way.
-void copy_to_buffer(const Buffer& buffer, const unsigned char* memory, uint64_t offset,
+void copy_to_buffer(const halo::Buffer& buffer, const unsigned char* memory, uint64_t offset,
                     uint64_t length) {
-  void* mapped = nullptr;
-  halo::check(halo_buffer_map_range(buffer.get(), offset, length, &mapped));
-  std::memcpy(mapped, memory + offset, length);
-  halo::check(halo_buffer_flush_range(buffer.get(), offset, length));
-  halo::check(halo_buffer_unmap_range(buffer.get(), offset, length));
+  halo::Mapping<unsigned char> mapped = buffer.map<unsigned char>(offset, length);
+  std::memcpy(mapped.data(), memory + offset, length);
+  mapped.flush();
+  mapped.unmap();
 }
-void copy_from_buffer(const Buffer& buffer, unsigned char* memory, uint64_t offset,
+void copy_from_buffer(const halo::Buffer& buffer, unsigned char* memory, uint64_t offset,
                       uint64_t length) {
-  void* mapped = nullptr;
-  halo::check(halo_buffer_map_range(buffer.get(), offset, length, &mapped));
-  halo::check(halo_buffer_invalidate_range(buffer.get(), offset, length));
-  std::memcpy(memory + offset, mapped, length);
-  halo::check(halo_buffer_unmap_range(buffer.get(), offset, length));
+  halo::Mapping<const unsigned char> mapped = buffer.map<const unsigned char>(offset, length);
+  mapped.invalidate();
+  std::memcpy(memory + offset, mapped.data(), length);
+  mapped.unmap();
 }
 
 }  // namespace
@@ -139,16 +112,16 @@ Slot::Slot(StageDevice& filter, StageDevice& combine, const FrameLayout& layout)
     stage->done = stage->device->device.create_semaphore(0);
   }
   const uint64_t bytes = layout.array_bytes;
-  const SaxpyConstants saxpy{kScale, layout.elements};
-  filter_.commands = record(filter, {bind(filter_.buffer, layout.y_offset, bytes),
-                                     bind(filter_.buffer, layout.x_offset, bytes)},
-                            &saxpy, sizeof(saxpy), layout.elements);
-  const MultiplyAddConstants multiply_add{layout.elements};
-  combine_.commands = record(combine, {bind(combine_.buffer, layout.out_offset, bytes),
-                                       bind(combine_.buffer, layout.y_offset, bytes),
-                                       bind(combine_.buffer, layout.x_offset, bytes),
-                                       bind(combine_.buffer, layout.x_offset, bytes)},
-                             &multiply_add, sizeof(multiply_add), layout.elements);
+  filter_.commands = record(filter,
+                            {halo::bind(filter_.buffer, layout.y_offset, bytes),
+                             halo::bind(filter_.buffer, layout.x_offset, bytes)},
+                            SaxpyConstants{kScale, layout.elements}, layout.elements);
+  combine_.commands = record(combine,
+                             {halo::bind(combine_.buffer, layout.out_offset, bytes),
+                              halo::bind(combine_.buffer, layout.y_offset, bytes),
+                              halo::bind(combine_.buffer, layout.x_offset, bytes),
+                              halo::bind(combine_.buffer, layout.x_offset, bytes)},
+                             MultiplyAddConstants{layout.elements}, layout.elements);
 }
 
 Slot::~Slot() {
@@ -164,11 +137,10 @@ Slot::~Slot() {
 }
 
 void Slot::submit(SlotStage& stage, const halo::Semaphore* wait) {
-  halo::Fence waits = halo::Fence::create();
-  if (wait != nullptr) waits.insert(*wait, count_);
+  halo::Submission submission;
+  if (wait != nullptr) submission.wait(*wait, count_);
   stage.done_at.arm(stage.done, count_);
-  stage.device->device.queue_execute(waits, halo::Fence::at(stage.done, count_),
-                                     {stage.commands.get()});
+  submission.signal(stage.done, count_).commands(stage.commands).submit(stage.device->device);
 }
 
 void Slot::start_filter() {

@@ -16,10 +16,6 @@
 
 namespace pipeline {
 
-using Buffer = halo::Ref<halo_buffer_t, halo_buffer_retain, halo_buffer_release>;
-using CommandBuffer =
-    halo::Ref<halo_command_buffer_t, halo_command_buffer_retain, halo_command_buffer_release>;
-
 // When a semaphore reached a value, as its timepoint callback saw it.
 class Stamp {
  public:
@@ -45,8 +41,8 @@ class Stamp {
 // One device stage of one slot.
 struct SlotStage {
   StageDevice* device = nullptr;
-  Buffer buffer;
-  CommandBuffer commands;
+  halo::Buffer buffer;
+  halo::CommandBuffer commands;
   halo::Semaphore done;
   Stamp done_at;
 };

@@ -1,34 +1,21 @@
 // Picking and opening the devices of the pipeline's stages.
 #include "stage_device.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstring>
+#include <cstddef>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <sstream>
 
 namespace pipeline {
 namespace {
 
-std::vector<std::string> formats_of(const halo_device_capabilities_t& caps) {
-  std::string text(caps.executable_formats,
-                   strnlen(caps.executable_formats, sizeof(caps.executable_formats)));
-  std::replace(text.begin(), text.end(), ',', ' ');
-  std::istringstream words(text);
-  return {std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
-}
-
 // The first of the device's formats with a kernel file, and its bytes.
 bool find_kernel(const halo_device_capabilities_t& caps, const std::string& folder,
                  const std::string& kernel, std::string* out_format,
-                 std::vector<char>* out_bytes) {
-  for (const std::string& format : formats_of(caps)) {
-    std::ifstream file(folder + "/" + kernel + "." + format, std::ios::binary);
-    if (!file) continue;
-    out_bytes->assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+                 std::vector<std::byte>* out_bytes) {
+  for (const std::string& format : halo::executable_formats(caps)) {
+    const std::string path = folder + "/" + kernel + "." + format;
+    if (!std::filesystem::exists(path)) continue;
+    *out_bytes = halo::read_file(path);
     *out_format = format;
     return true;
   }
@@ -42,18 +29,6 @@ bool usable(const halo_device_capabilities_t& caps) {
                                         HALO_DEVICE_FEATURE_COMMAND_BUFFERS;
   return (caps.features & needed) == needed &&
          (caps.memory_types & HALO_MEMORY_TYPE_HOST_VISIBLE) != 0;
-}
-
-Executable create_executable(const halo::Device& device, const std::string& format,
-                             const std::vector<char>& bytes) {
-  halo_executable_params_t params = {};
-  params.struct_size = sizeof(params);
-  params.format = format.c_str();
-  params.data = bytes.data();
-  params.data_size = bytes.size();
-  halo_executable_t* executable = nullptr;
-  halo::check(halo_executable_create(device.get(), &params, &executable));
-  return Executable(executable);
 }
 
 // The order devices are tried in: those of |preference| first, in its
@@ -88,19 +63,18 @@ StageDevice open_stage_device(const halo::Registry& registry, const std::string&
     StageDevice stage;
     stage.device = registry.create_device(index);
     stage.capabilities = stage.device.capabilities();
-    std::vector<char> bytes;
+    std::vector<std::byte> bytes;
     if (!usable(stage.capabilities) ||
         !find_kernel(stage.capabilities, kernel_folder, kernel, &stage.format, &bytes)) {
       continue;
     }
     stage.plugin = registry.driver(entries[index].driver_index).info().name;
     stage.name = entries[index].info.name;
-    stage.kernel = create_executable(stage.device, stage.format, bytes);
+    stage.kernel = stage.device.create_executable(stage.format, bytes);
     stage.shares_host_memory =
         (stage.capabilities.buffer_import_types & HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION) != 0;
     stage.host_allocation_alignment = stage.capabilities.host_allocation_alignment;
-    stage.staging_memory = HALO_MEMORY_TYPE_HOST_VISIBLE |
-                           (stage.capabilities.memory_types & HALO_MEMORY_TYPE_HOST_COHERENT);
+    stage.staging_memory = halo::mappable_memory_type(stage.capabilities);
     *out_index = static_cast<long>(index);
     return stage;
   }

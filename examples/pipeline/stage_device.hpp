@@ -12,8 +12,6 @@
 
 namespace pipeline {
 
-using Executable = halo::Ref<halo_executable_t, halo_executable_retain, halo_executable_release>;
-
 struct StageDevice {
   std::string plugin;
   std::string name;
@@ -21,7 +19,7 @@ struct StageDevice {
   halo_device_capabilities_t capabilities{};
   // The stage's kernel, loaded from the format named here.
   std::string format;
-  Executable kernel;
+  halo::Executable kernel;
   // Imports the application's host memory as a buffer (HOST_ALLOCATION):
   // the frames are then shared with it, with no copy.
   bool shares_host_memory = false;
