@@ -74,6 +74,24 @@ TEST_F(AwaitTest, CoAwaitAFenceUsesThePromisesExecutor) {
   EXPECT_TRUE(finished);
 }
 
+halo::Task await_reached(halo::RunLoop&, halo::Semaphore semaphore, uint64_t value, bool* finished) {
+  co_await semaphore.reached(value);
+  *finished = true;
+}
+
+TEST_F(AwaitTest, CoAwaitASemaphoresValue) {
+  const halo::Semaphore semaphore = cpu_.create_semaphore();
+  bool finished = false;
+  halo::Task task = await_reached(executor_, semaphore, 2, &finished);
+  semaphore.signal(1);
+  EXPECT_EQ(executor_.pending(), 0u);
+  std::thread signaller([&] { semaphore.signal(2); });
+  executor_.run_until([&] { return task.done(); });
+  signaller.join();
+  task.rethrow();
+  EXPECT_TRUE(finished);
+}
+
 halo::Task await_value(halo::RunLoop& executor, halo::Semaphore semaphore, uint64_t value) {
   co_await halo::semaphore_reached(semaphore, value, executor);
 }

@@ -7,6 +7,7 @@
 //   std::size_t first = co_await halo::when_any({a, b}, executor);
 //   co_await fence;   // in a coroutine whose promise has executor(),
 //                     // such as halo::Task's
+//   co_await semaphore.reached(5);   // likewise
 //
 // An await registers one timepoint per semaphore; the last one reached (or
 // the first failure) posts the coroutine's resumption to the executor the

@@ -111,6 +111,8 @@ class Fence : public Ref<halo_fence_t, halo_fence_retain, halo_fence_release> {
   }
 };
 
+inline Fence Semaphore::reached(std::uint64_t value) const { return Fence::at(*this, value); }
+
 }  // namespace halo
 
 #endif  // HALO_FENCE_HPP_

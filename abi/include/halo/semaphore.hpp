@@ -13,6 +13,8 @@
 
 namespace halo {
 
+class Fence;
+
 class Semaphore
     : public Ref<halo_semaphore_t, halo_semaphore_retain, halo_semaphore_release> {
  public:
@@ -31,6 +33,10 @@ class Semaphore
   void fail(halo_status_code_t code, const char* message) const {
     check(halo_semaphore_fail(get(), halo_status_create(code, message)));
   }
+  // A fence of the one timepoint (this, |value|): `co_await
+  // semaphore.reached(v)` in a halo::Task (halo/await.hpp). Defined in
+  // halo/fence.hpp, which halo/halo.hpp includes.
+  Fence reached(std::uint64_t value) const;
   // Returns true once the payload reaches |value|, false when |deadline|
   // passes first; throws on failure. The default deadline blocks.
   bool wait(std::uint64_t value,
