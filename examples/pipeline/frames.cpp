@@ -36,8 +36,9 @@ size_t count_wrong(uint64_t frame, const FrameLayout& layout, const unsigned cha
   size_t wrong = 0;
   for (uint32_t i = 0; i < layout.elements; ++i) {
     const float x = x_of(frame, i);
-    const float filtered = kScale * x + y_of(frame, i);
-    if (out[i] != filtered + x * x) ++wrong;
+    const float filtered = kScale * x + y_of(frame, i);  // filter
+    const float combined = filtered + x * x;              // combine
+    if (out[i] != kScale * x + combined) ++wrong;         // blend
   }
   return wrong;
 }

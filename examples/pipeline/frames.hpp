@@ -1,9 +1,8 @@
 // The frames halo-pipeline streams and the plain C++ reference it checks
 // them against. A frame is three arrays of n floats in one host memory:
-// x and y, made by the decode stage, and out. The filter stage computes
-// y = a * x + y (the saxpy kernel), the combine stage out = y + x * x (the
-// multiply_add kernel); small integers keep every value exact in float, so
-// each device's result must equal the reference bit for bit.
+// x and y, made by the decode stage, and out, made by the device stages
+// (stages.hpp). Small integers keep every value exact in float, so each
+// device's result must equal the reference bit for bit.
 #ifndef HALO_PIPELINE_FRAMES_HPP_
 #define HALO_PIPELINE_FRAMES_HPP_
 
@@ -12,7 +11,7 @@
 
 namespace pipeline {
 
-// The filter's scale.
+// The scale of the saxpy stages.
 inline constexpr float kScale = 2.0f;
 
 // Where each array starts in a frame's memory, and the bytes the frame

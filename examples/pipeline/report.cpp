@@ -45,15 +45,19 @@ std::string row(const std::string& label, const std::vector<std::string>& cells)
 
 }  // namespace
 
-std::string report_table(const std::vector<NamedRun>& runs) {
-  const std::vector<std::pair<std::string, Measure>> stages = {
-      {"decode (host) p50 ms", [](const FrameTimes& f) { return f.decode_end - f.decode_start; }},
-      {"filter (submit to done) p50 ms",
-       [](const FrameTimes& f) { return f.filter_done - f.decode_end; }},
-      {"combine (filter to done) p50 ms",
-       [](const FrameTimes& f) { return f.combine_done - f.filter_done; }},
-      {"check (host) p50 ms", [](const FrameTimes& f) { return f.check_end - f.check_start; }},
-  };
+std::string report_table(const std::vector<std::string>& stage_names,
+                         const std::vector<NamedRun>& runs) {
+  std::vector<std::pair<std::string, Measure>> stages = {
+      {"decode (host) p50 ms", [](const FrameTimes& f) { return f.decode_end - f.decode_start; }}};
+  // A device stage runs from the stage before it done (decode, for the
+  // first) to its own semaphore reached.
+  for (size_t i = 0; i < stage_names.size(); ++i) {
+    stages.push_back({stage_names[i] + " p50 ms", [i](const FrameTimes& f) {
+                        return f.stage_done[i] - (i == 0 ? f.decode_end : f.stage_done[i - 1]);
+                      }});
+  }
+  stages.push_back(
+      {"check (host) p50 ms", [](const FrameTimes& f) { return f.check_end - f.check_start; }});
   const Measure latency = [](const FrameTimes& f) { return f.check_end - f.decode_start; };
   std::vector<std::string> names;
   for (const NamedRun& run : runs) names.push_back(run.name);

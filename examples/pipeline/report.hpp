@@ -15,8 +15,10 @@ struct NamedRun {
   const RunResult* result;
 };
 
-// The table, one column per run; throughput ratios against the last run.
-std::string report_table(const std::vector<NamedRun>& runs);
+// The table, one column per run, a row per stage (|stage_names|, the device
+// stages in order); throughput ratios against the last run.
+std::string report_table(const std::vector<std::string>& stage_names,
+                         const std::vector<NamedRun>& runs);
 
 // Frames with a wrong element, over every run.
 size_t frames_wrong(const RunResult& result);

@@ -11,10 +11,9 @@
 namespace pipeline {
 namespace {
 
-FrameLayout layout_for(const StageDevice& filter, const StageDevice& combine,
-                       uint32_t elements) {
+FrameLayout layout_for(const std::vector<StageDevice*>& devices, uint32_t elements) {
   uint64_t alignment = 4096;
-  for (const StageDevice* device : {&filter, &combine}) {
+  for (const StageDevice* device : devices) {
     alignment = std::max({alignment, device->host_allocation_alignment,
                           device->capabilities.min_buffer_alignment});
   }
@@ -25,32 +24,37 @@ void decode_into(Slot& slot, uint64_t frame, FrameTimes& times) {
   times.decode_start = halo_time_now_ns();
   decode(frame, slot.layout(), slot.memory());
   times.decode_end = halo_time_now_ns();
+  slot.next_frame();
 }
 
 void check(Slot& slot, uint64_t frame, FrameTimes& times) {
-  times.filter_done = slot.filter().done_at.settle();
-  times.combine_done = slot.combine().done_at.settle();
+  for (size_t i = 0; i < slot.stage_count(); ++i) {
+    times.stage_done.push_back(slot.stage(i).done_at.settle());
+  }
   times.check_start = halo_time_now_ns();
-  slot.finish();
+  slot.collect(slot.stage_count() - 1);
   times.wrong = count_wrong(frame, slot.layout(), slot.memory());
   times.check_end = halo_time_now_ns();
 }
 
-// The frames |first|, |first| + |stride|, … of one slot. The combine stage
-// waits for the filter on the device where the frame's memory is shared
-// end to end; otherwise the host copies between the stages once the
-// filter is reached.
+// The frames |first|, |first| + |stride|, … of one slot. A stage whose
+// input is shared with the stage before it is started at once, waiting for
+// it on the device; otherwise the slot awaits that stage and the host
+// copies between them.
 halo::Task run_slot(halo::RunLoop& loop, Slot& slot, uint32_t first, uint32_t stride,
                     RunResult& result, uint32_t& finished, const Progress& progress) {
+  const size_t last = slot.stage_count() - 1;
   for (uint32_t frame = first; frame < result.frames.size(); frame += stride) {
     FrameTimes& times = result.frames[frame];
     decode_into(slot, frame, times);
-    slot.start_filter();
-    if (!slot.shared_end_to_end()) {
-      co_await halo::semaphore_reached(slot.filter().done, slot.count(), loop);
+    for (size_t i = 0; i <= last; ++i) {
+      if (!slot.starts_on_device(i)) {
+        co_await slot.stage(i - 1).done.reached(slot.count());
+        slot.collect(i - 1);
+      }
+      slot.start(i);
     }
-    slot.start_combine();
-    co_await halo::semaphore_reached(slot.combine().done, slot.count(), loop);
+    co_await slot.stage(last).done.reached(slot.count());
     check(slot, frame, times);
     progress(++finished);
   }
@@ -58,12 +62,13 @@ halo::Task run_slot(halo::RunLoop& loop, Slot& slot, uint32_t first, uint32_t st
 
 }  // namespace
 
-RunResult run_awaited(StageDevice& filter, StageDevice& combine, const RunOptions& options,
+RunResult run_awaited(const std::vector<StageSpec>& specs,
+                      const std::vector<StageDevice*>& devices, const RunOptions& options,
                       const Progress& progress) {
-  const FrameLayout layout = layout_for(filter, combine, options.elements);
+  const FrameLayout layout = layout_for(devices, options.elements);
   std::vector<std::unique_ptr<Slot>> slots;
   for (uint32_t i = 0; i < std::min(options.in_flight, options.frames); ++i) {
-    slots.push_back(std::make_unique<Slot>(filter, combine, layout));
+    slots.push_back(std::make_unique<Slot>(specs, devices, layout));
   }
   RunResult result;
   result.frames.resize(options.frames);
@@ -83,19 +88,21 @@ RunResult run_awaited(StageDevice& filter, StageDevice& combine, const RunOption
   return result;
 }
 
-RunResult run_host_blocking(StageDevice& filter, StageDevice& combine,
+RunResult run_host_blocking(const std::vector<StageSpec>& specs,
+                            const std::vector<StageDevice*>& devices,
                             const RunOptions& options, const Progress& progress) {
-  Slot slot(filter, combine, layout_for(filter, combine, options.elements));
+  Slot slot(specs, devices, layout_for(devices, options.elements));
   RunResult result;
   result.frames.resize(options.frames);
   result.start = halo_time_now_ns();
   for (uint32_t frame = 0; frame < options.frames; ++frame) {
     FrameTimes& times = result.frames[frame];
     decode_into(slot, frame, times);
-    slot.start_filter();
-    slot.filter().done.wait(slot.count());
-    slot.start_combine();
-    slot.combine().done.wait(slot.count());
+    for (size_t i = 0; i < slot.stage_count(); ++i) {
+      slot.start(i);
+      slot.stage(i).done.wait(slot.count());
+      if (i + 1 < slot.stage_count()) slot.collect(i);
+    }
     check(slot, frame, times);
     progress(frame + 1);
   }

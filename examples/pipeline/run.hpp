@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "stage_device.hpp"
+#include "stages.hpp"
 
 namespace pipeline {
 
@@ -18,8 +19,9 @@ namespace pipeline {
 struct FrameTimes {
   int64_t decode_start = 0;
   int64_t decode_end = 0;
-  int64_t filter_done = 0;
-  int64_t combine_done = 0;
+  // When each device stage's semaphore reached the frame, as a timepoint
+  // saw it.
+  std::vector<int64_t> stage_done;
   int64_t check_start = 0;
   int64_t check_end = 0;
   size_t wrong = 0;
@@ -40,9 +42,12 @@ struct RunResult {
 // Called after each frame with the number finished.
 using Progress = std::function<void(uint32_t finished)>;
 
-RunResult run_awaited(StageDevice& filter, StageDevice& combine, const RunOptions& options,
+// |devices[i]| runs |specs[i]|.
+RunResult run_awaited(const std::vector<StageSpec>& specs,
+                      const std::vector<StageDevice*>& devices, const RunOptions& options,
                       const Progress& progress);
-RunResult run_host_blocking(StageDevice& filter, StageDevice& combine,
+RunResult run_host_blocking(const std::vector<StageSpec>& specs,
+                            const std::vector<StageDevice*>& devices,
                             const RunOptions& options, const Progress& progress);
 
 }  // namespace pipeline

@@ -2,23 +2,11 @@
 #include "slot.hpp"
 
 #include <cstdlib>
-#include <initializer_list>
 #include <cstring>
 #include <new>
 
 namespace pipeline {
 namespace {
-
-constexpr uint32_t kWorkgroupSize = 64;  // every form of the CTS's kernels
-
-// The saxpy and multiply_add kernels' constants (cts/testdata/README.md).
-struct SaxpyConstants {
-  float a;
-  uint32_t n;
-};
-struct MultiplyAddConstants {
-  uint32_t n;
-};
 
 constexpr halo_buffer_usage_t kUsage =
     HALO_BUFFER_USAGE_DISPATCH_STORAGE | HALO_BUFFER_USAGE_MAPPING |
@@ -37,21 +25,6 @@ halo::Buffer make_buffer(const StageDevice& device, unsigned char* memory, uint6
   handle.host_pointer = memory;
   handle.size = size;
   return device.device.import_buffer(handle, kUsage, device.staging_memory);
-}
-
-// Records one dispatch of |device|'s kernel over |bindings| into a command
-// buffer submitted once per frame.
-template <typename Constants>
-halo::CommandBuffer record(const StageDevice& device,
-                           std::initializer_list<halo_buffer_binding_t> bindings,
-                           const Constants& constants, uint32_t elements) {
-  halo::CommandBuffer commands =
-      device.device.create_command_buffer(HALO_COMMAND_BUFFER_MODE_REUSABLE);
-  commands.begin()
-      .dispatch(device.kernel, 0, {(elements + kWorkgroupSize - 1) / kWorkgroupSize}, bindings,
-                constants)
-      .end();
-  return commands;
 }
 
 // Copies [offset, offset + length) between the host memory and a staging
@@ -100,70 +73,54 @@ void Stamp::on_reached(void* user_data, halo_timepoint_t*, halo_status_t status)
   halo_status_free(status);
 }
 
-Slot::Slot(StageDevice& filter, StageDevice& combine, const FrameLayout& layout)
-    : layout_(layout) {
+Slot::Slot(const std::vector<StageSpec>& specs, const std::vector<StageDevice*>& devices,
+           const FrameLayout& layout)
+    : layout_(layout), stages_(specs.size()) {
   memory_ = static_cast<unsigned char*>(std::aligned_alloc(layout.alignment, layout.total_bytes));
   if (memory_ == nullptr) throw std::bad_alloc();
   std::memset(memory_, 0, layout.total_bytes);
-  filter_.device = &filter;
-  combine_.device = &combine;
-  for (SlotStage* stage : {&filter_, &combine_}) {
-    stage->buffer = make_buffer(*stage->device, memory_, layout.total_bytes);
-    stage->done = stage->device->device.create_semaphore(0);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    SlotStage& stage = stages_[i];
+    stage.device = devices[i];
+    stage.written_offset = specs[i].written(layout);
+    stage.buffer = make_buffer(*stage.device, memory_, layout.total_bytes);
+    stage.done = stage.device->device.create_semaphore(0);
+    stage.commands = specs[i].record(*stage.device, stage.buffer, layout);
   }
-  const uint64_t bytes = layout.array_bytes;
-  filter_.commands = record(filter,
-                            {halo::bind(filter_.buffer, layout.y_offset, bytes),
-                             halo::bind(filter_.buffer, layout.x_offset, bytes)},
-                            SaxpyConstants{kScale, layout.elements}, layout.elements);
-  combine_.commands = record(combine,
-                             {halo::bind(combine_.buffer, layout.out_offset, bytes),
-                              halo::bind(combine_.buffer, layout.y_offset, bytes),
-                              halo::bind(combine_.buffer, layout.x_offset, bytes),
-                              halo::bind(combine_.buffer, layout.x_offset, bytes)},
-                             MultiplyAddConstants{layout.elements}, layout.elements);
 }
 
 Slot::~Slot() {
   // A run that stopped early may leave work on the frame's memory: the
   // devices finish it, then the buffers over the memory go before it.
-  for (SlotStage* stage : {&filter_, &combine_}) {
-    if (stage->device != nullptr) stage->device->device.wait_idle();
-    stage->done_at.settle();
-    stage->commands.reset();
-    stage->buffer.reset();
+  for (SlotStage& stage : stages_) {
+    stage.device->device.wait_idle();
+    stage.done_at.settle();
+    stage.commands.reset();
+    stage.buffer.reset();
   }
   std::free(memory_);
 }
 
-void Slot::submit(SlotStage& stage, const halo::Semaphore* wait) {
+bool Slot::starts_on_device(size_t index) const {
+  return index == 0 || (stages_[index - 1].device->shares_host_memory &&
+                        stages_[index].device->shares_host_memory);
+}
+
+void Slot::start(size_t index) {
+  SlotStage& stage = stages_[index];
+  if (!stage.device->shares_host_memory) {
+    copy_to_buffer(stage.buffer, memory_, 0, layout_.total_bytes);
+  }
   halo::Submission submission;
-  if (wait != nullptr) submission.wait(*wait, count_);
+  if (index > 0) submission.wait(stages_[index - 1].done, count_);
   stage.done_at.arm(stage.done, count_);
   submission.signal(stage.done, count_).commands(stage.commands).submit(stage.device->device);
 }
 
-void Slot::start_filter() {
-  ++count_;
-  if (!filter_.device->shares_host_memory) {
-    copy_to_buffer(filter_.buffer, memory_, 0, layout_.out_offset);  // x and y
-  }
-  submit(filter_, nullptr);
-}
-
-void Slot::start_combine() {
-  if (!filter_.device->shares_host_memory) {
-    copy_from_buffer(filter_.buffer, memory_, layout_.y_offset, layout_.array_bytes);
-  }
-  if (!combine_.device->shares_host_memory) {
-    copy_to_buffer(combine_.buffer, memory_, 0, layout_.out_offset);
-  }
-  submit(combine_, &filter_.done);
-}
-
-void Slot::finish() {
-  if (!combine_.device->shares_host_memory) {
-    copy_from_buffer(combine_.buffer, memory_, layout_.out_offset, layout_.array_bytes);
+void Slot::collect(size_t index) {
+  SlotStage& stage = stages_[index];
+  if (!stage.device->shares_host_memory) {
+    copy_from_buffer(stage.buffer, memory_, stage.written_offset, layout_.array_bytes);
   }
 }
 

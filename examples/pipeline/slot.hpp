@@ -9,10 +9,12 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "frames.hpp"
 #include "halo/halo.hpp"
 #include "stage_device.hpp"
+#include "stages.hpp"
 
 namespace pipeline {
 
@@ -41,6 +43,7 @@ class Stamp {
 // One device stage of one slot.
 struct SlotStage {
   StageDevice* device = nullptr;
+  uint64_t written_offset = 0;
   halo::Buffer buffer;
   halo::CommandBuffer commands;
   halo::Semaphore done;
@@ -49,41 +52,41 @@ struct SlotStage {
 
 class Slot {
  public:
-  Slot(StageDevice& filter, StageDevice& combine, const FrameLayout& layout);
+  // |devices[i]| runs |specs[i]|.
+  Slot(const std::vector<StageSpec>& specs, const std::vector<StageDevice*>& devices,
+       const FrameLayout& layout);
   ~Slot();
   Slot(const Slot&) = delete;
   Slot& operator=(const Slot&) = delete;
 
   unsigned char* memory() const { return memory_; }
   const FrameLayout& layout() const { return layout_; }
+  size_t stage_count() const { return stages_.size(); }
+  SlotStage& stage(size_t index) { return stages_[index]; }
   // Frames started in this slot: the value the stages signal for the
   // newest one.
   uint64_t count() const { return count_; }
-  bool shared_end_to_end() const {
-    return filter_.device->shares_host_memory && combine_.device->shares_host_memory;
-  }
-  SlotStage& filter() { return filter_; }
-  SlotStage& combine() { return combine_; }
 
-  // Starts the next frame's filter stage (after decode wrote the memory),
-  // copying x and y in first where the device does not share the memory.
-  void start_filter();
-  // Starts its combine stage behind the filter's signal; the copies around
-  // it (y out of the filter's staging, x and y into the combine's) need the
-  // filter done, which the caller awaits first unless shared_end_to_end().
-  void start_combine();
-  // Copies out back to the host memory where the combine device does not
-  // share it; call once combine is done.
-  void finish();
+  // Counts a new frame in (after decode wrote the memory).
+  void next_frame() { ++count_; }
+  // Whether stage |index| may be started before the stage before it is
+  // done: both devices share the frame's memory, so the stage waits on the
+  // device for its input. Otherwise the host copies between them once the
+  // earlier stage is done (collect, then start).
+  bool starts_on_device(size_t index) const;
+  // Starts stage |index| of the current frame behind the stage before it,
+  // copying the frame into the device's staging buffer first where it does
+  // not share the memory.
+  void start(size_t index);
+  // Copies what stage |index| wrote back to the frame's memory where its
+  // device does not share it; call once the stage is done.
+  void collect(size_t index);
 
  private:
-  void submit(SlotStage& stage, const halo::Semaphore* wait);
-
   FrameLayout layout_;
   unsigned char* memory_ = nullptr;
   uint64_t count_ = 0;
-  SlotStage filter_;
-  SlotStage combine_;
+  std::vector<SlotStage> stages_;
 };
 
 }  // namespace pipeline

@@ -52,13 +52,15 @@ std::vector<size_t> candidate_order(const halo::Registry& registry,
 
 StageDevice open_stage_device(const halo::Registry& registry, const std::string& kernel,
                               const std::string& kernel_folder,
-                              const std::vector<std::string>& preference, long avoid,
-                              long* out_index) {
+                              const std::vector<std::string>& preference,
+                              const std::vector<long>& taken, long* out_index) {
   const std::vector<halo::DeviceEntry> entries = registry.devices();
   std::vector<size_t> order = candidate_order(registry, entries, preference);
-  // The avoided device goes last: used only when nothing else can.
-  std::stable_partition(order.begin(), order.end(),
-                        [&](size_t index) { return static_cast<long>(index) != avoid; });
+  // Devices taken already go last: shared only when nothing else can run
+  // the kernel.
+  std::stable_partition(order.begin(), order.end(), [&](size_t index) {
+    return std::find(taken.begin(), taken.end(), static_cast<long>(index)) == taken.end();
+  });
   for (size_t index : order) {
     StageDevice stage;
     stage.device = registry.create_device(index);

@@ -30,14 +30,14 @@ struct StageDevice {
 
 // Opens the first device of |registry| that offers queues, dispatch and
 // host-visible memory and has |kernel|.<format> in |kernel_folder|, trying
-// the plugins of |preference| in order and then any other; skips
-// |avoid| (a device index) unless it is the only one. |out_index| is the
-// device's index in the registry. Throws halo::Error naming the kernel and
-// folder when no device can run it.
+// the plugins of |preference| in order and then any other, and the devices
+// of |taken| (registry indices) last. |out_index| is the device's index in
+// the registry. Throws halo::Error naming the kernel and folder when no
+// device can run it.
 StageDevice open_stage_device(const halo::Registry& registry, const std::string& kernel,
                               const std::string& kernel_folder,
-                              const std::vector<std::string>& preference, long avoid,
-                              long* out_index);
+                              const std::vector<std::string>& preference,
+                              const std::vector<long>& taken, long* out_index);
 
 // <folder of this program>/../share/halo/cts/testdata/kernels: the CTS's
 // kernels, beside the program in a build tree and when installed.
