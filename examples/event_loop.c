@@ -68,15 +68,19 @@ static halo_wait_handle_t* submit_frame(halo_device_t** devices, size_t count,
                                         halo_semaphore_t* gate,
                                         halo_semaphore_t** done,
                                         uint64_t frame) {
-  halo_fence_t* waits = NULL;
   halo_fence_t* frame_done = NULL;
   halo_wait_handle_t* handle = NULL;
-  bool ok = !report(halo_fence_create(&waits), "fence") &&
-            !report(halo_fence_create(&frame_done), "fence") &&
-            !report(halo_fence_insert(waits, gate, frame), "insert");
+  bool ok = !report(halo_fence_create(&frame_done), "fence");
   for (size_t d = 0; ok && d < count; ++d) {
+    /* Behind the gate, and behind the device's previous frame: only
+     * semaphores order submissions, and done[d] must reach each frame's
+     * value in turn. */
+    halo_fence_t* waits = NULL;
     halo_fence_t* signal = NULL;
-    ok = !report(halo_fence_create(&signal), "fence") &&
+    ok = !report(halo_fence_create(&waits), "fence") &&
+         !report(halo_fence_insert(waits, gate, frame), "insert") &&
+         (frame == 1 || !report(halo_fence_insert(waits, done[d], frame - 1), "insert")) &&
+         !report(halo_fence_create(&signal), "fence") &&
          !report(halo_fence_insert(signal, done[d], frame), "insert") &&
          !report(halo_device_queue_execute_fences(devices[d],
                                                   HALO_QUEUE_AFFINITY_ANY, waits,
@@ -84,12 +88,12 @@ static halo_wait_handle_t* submit_frame(halo_device_t** devices, size_t count,
                  "submit") &&
          !report(halo_fence_join(frame_done, signal), "join");
     halo_fence_release(signal);
+    halo_fence_release(waits);
   }
   if (ok) {
     report(halo_fence_create_wait_handle(frame_done, &handle), "wait handle");
   }
   halo_fence_release(frame_done);
-  halo_fence_release(waits);
   return handle;
 }
 

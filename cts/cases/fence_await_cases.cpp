@@ -25,8 +25,10 @@ halo::Task await_fence(halo::RunLoop& loop, halo::Fence fence, bool* resumed) {
   *resumed = true;
 }
 
-halo::Task await_failure(halo::RunLoop& loop, halo::Fence fence, halo_status_code_t* code,
-                         std::string* message) {
+// |loop| is where the Task resumes: `co_await fence` takes it from the
+// promise.
+halo::Task await_failure([[maybe_unused]] halo::RunLoop& loop, halo::Fence fence,
+                         halo_status_code_t* code, std::string* message) {
   try {
     co_await fence;
   } catch (const halo::Error& error) {

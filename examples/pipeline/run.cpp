@@ -40,9 +40,11 @@ void check(Slot& slot, uint64_t frame, FrameTimes& times) {
 // The frames |first|, |first| + |stride|, … of one slot. A stage whose
 // input is shared with the stage before it is started at once, waiting for
 // it on the device; otherwise the slot awaits that stage and the host
-// copies between them.
-halo::Task run_slot(halo::RunLoop& loop, Slot& slot, uint32_t first, uint32_t stride,
-                    RunResult& result, uint32_t& finished, const Progress& progress) {
+// copies between them. |loop| is where the Task resumes (co_await on a
+// fence takes it from the promise).
+halo::Task run_slot([[maybe_unused]] halo::RunLoop& loop, Slot& slot, uint32_t first,
+                    uint32_t stride, RunResult& result, uint32_t& finished,
+                    const Progress& progress) {
   const size_t last = slot.stage_count() - 1;
   for (uint32_t frame = first; frame < result.frames.size(); frame += stride) {
     FrameTimes& times = result.frames[frame];

@@ -93,7 +93,9 @@ Slot::~Slot() {
   // A run that stopped early may leave work on the frame's memory: the
   // devices finish it, then the buffers over the memory go before it.
   for (SlotStage& stage : stages_) {
-    stage.device->device.wait_idle();
+    // A device error here has nowhere to go (a destructor must not throw).
+    halo_status_free(halo_device_wait_idle(stage.device->device.get(),
+                                           HALO_DEADLINE_INFINITE_FUTURE));
     stage.done_at.settle();
     stage.commands.reset();
     stage.buffer.reset();

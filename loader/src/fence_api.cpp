@@ -131,13 +131,15 @@ halo_status_t halo_fence_signal(halo_fence_t* fence) try {
     if (status == nullptr && payload < timepoint.value) {
       status = halo_semaphore_signal(timepoint.semaphore, timepoint.value);
       // Another signal may have passed the value meanwhile: that is the
-      // timepoint reached, not an error.
+      // timepoint reached, not an error. A failure since is the one kept.
       if (status != nullptr &&
-          halo_status_code(status) == HALO_STATUS_INVALID_ARGUMENT &&
-          halo_semaphore_query(timepoint.semaphore, &payload) == nullptr &&
-          payload >= timepoint.value) {
-        halo_status_free(status);
-        status = nullptr;
+          halo_status_code(status) == HALO_STATUS_INVALID_ARGUMENT) {
+        halo_status_t requery =
+            halo_semaphore_query(timepoint.semaphore, &payload);
+        if (requery != nullptr || payload >= timepoint.value) {
+          halo_status_free(status);
+          status = requery;
+        }
       }
     }
     if (first == nullptr) {

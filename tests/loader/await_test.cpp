@@ -169,6 +169,11 @@ TEST_F(AwaitTest, WhenAnyThrowsAFailure) {
   EXPECT_EQ(first, 99u);
 }
 
+// No fences at all would never settle: refused before any coroutine waits.
+TEST_F(AwaitTest, WhenAnyOfNothingIsRefused) {
+  EXPECT_THROW(halo::when_any(std::vector<halo::Fence>{}, executor_), halo::Error);
+}
+
 TEST_F(AwaitTest, WhenAllAwaitsEveryFence) {
   const halo::Semaphore a = cpu_.create_semaphore();
   const halo::Semaphore b = peer_.create_semaphore();

@@ -56,6 +56,11 @@ concept Executor = requires(E& executor, std::function<void()> function) {
 
 // Resumes on the thread that reached the last timepoint, inside its
 // callback. Only for coroutines that do not block before they suspend again.
+// An await that ends with timepoints still registered (when_any, or one
+// ended by a failure) cancels them there, inside the callback, which
+// semaphore.h allows only where no other thread signals or fails those
+// semaphores meanwhile: two such cancels on two threads could wait for each
+// other. Use a posting executor for those awaits when other threads signal.
 struct InlineExecutor {
   void post(std::function<void()> function) const { function(); }
 };
@@ -175,7 +180,9 @@ class AwaitState : public std::enable_shared_from_this<AwaitState> {
     return false;
   }
 
-  static void on_timepoint(void* user_data, halo_timepoint_t*, halo_status_t status) {
+  // noexcept: an executor's post() that throws ends the program rather than
+  // unwinding into the plugin that runs the callback.
+  static void on_timepoint(void* user_data, halo_timepoint_t*, halo_status_t status) noexcept {
     Entry* entry = static_cast<Entry*>(user_data);
     const RunningCallback running{entry, running_callbacks()};
     running_callbacks() = &running;
@@ -289,9 +296,14 @@ inline Fence when_all(std::initializer_list<Fence> fences) {
 
 // Awaits the first of |fences| to be reached and returns its index; a
 // failure of any member of any fence is thrown instead, as in
-// halo_semaphores_wait's ANY mode.
+// halo_semaphores_wait's ANY mode. An empty fence is reached at once (its
+// index is returned without looking at the others). Throws INVALID_ARGUMENT
+// for no fences at all, which nothing would ever settle.
 template <Executor E>
 detail::FenceAwaiter<std::size_t> when_any(std::vector<Fence> fences, E& executor) {
+  if (fences.empty()) {
+    throw Error(HALO_STATUS_INVALID_ARGUMENT, "halo::when_any: no fences to await");
+  }
   return detail::FenceAwaiter<std::size_t>(std::move(fences), detail::post_to(executor));
 }
 
