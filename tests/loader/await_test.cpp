@@ -9,30 +9,15 @@
 #include <vector>
 
 #include "halo/await.hpp"
-#include "loader_test_util.hpp"
+#include "two_plugin_test.hpp"
 
 namespace halo_test {
 namespace {
 
 #if defined(HALO_TEST_HAVE_CPU_PLUGIN) && defined(HALO_TEST_PEER_LIBRARY)
 
-class AwaitTest : public LoaderTest {
+class AwaitTest : public TwoPluginTest {
  protected:
-  void SetUp() override {
-    registry_ = scan({HALO_TEST_CPU_MANIFEST, HALO_TEST_PEER_LIBRARY});
-    ASSERT_EQ(registry_.driver_count(), 2u) << describe(registry_.plugins());
-    cpu_ = first_device_of("cpu");
-    peer_ = first_device_of("cts_peer");
-  }
-
-  halo::Device first_device_of(const std::string& plugin) const {
-    const halo::Driver driver = registry_.find_driver(plugin);
-    return driver.create_device(driver.devices().at(0).device_id);
-  }
-
-  halo::Registry registry_;
-  halo::Device cpu_;
-  halo::Device peer_;
   halo::RunLoop executor_;
 };
 

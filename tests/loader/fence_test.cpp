@@ -6,11 +6,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <string>
 #include <thread>
 #include <vector>
 
-#include "loader_test_util.hpp"
+#include "two_plugin_test.hpp"
 
 namespace halo_test {
 namespace {
@@ -23,27 +22,7 @@ bool readable(const halo::WaitHandle& handle, int timeout_ms) {
   return poll(&entry, 1, timeout_ms) == 1 && (entry.revents & POLLIN) != 0;
 }
 
-class FenceTest : public LoaderTest {
- protected:
-  void SetUp() override {
-    registry_ = scan({HALO_TEST_CPU_MANIFEST, HALO_TEST_PEER_LIBRARY});
-    ASSERT_EQ(registry_.driver_count(), 2u) << describe(registry_.plugins());
-    cpu_ = first_device_of("cpu");
-    other_cpu_ = first_device_of("cpu");
-    peer_ = first_device_of("cts_peer");
-  }
-
-  // A new device for the first device |plugin|'s driver lists.
-  halo::Device first_device_of(const std::string& plugin) const {
-    const halo::Driver driver = registry_.find_driver(plugin);
-    return driver.create_device(driver.devices().at(0).device_id);
-  }
-
-  halo::Registry registry_;
-  halo::Device cpu_;
-  halo::Device other_cpu_;
-  halo::Device peer_;
-};
+using FenceTest = TwoPluginTest;
 
 TEST_F(FenceTest, InsertKeepsTheLargestValuePerSemaphore) {
   const halo::Semaphore a = cpu_.create_semaphore();
