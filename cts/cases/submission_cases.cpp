@@ -5,6 +5,7 @@
 // second device. No case uses command buffers: these are the barrier-only
 // rules every queue must keep.
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 
 #include "case_helpers.hpp"
@@ -397,6 +398,28 @@ HALO_CTS_CASE("submission.wait_idle.after_submissions", kNeedQueues,
   CTS_ASSERT_OK(halo_device_wait_idle(ctx.device(), deadline_in_ms(kGenerousMs)));
   CTS_ASSERT_EQ(value_of(semaphore), 100u);
   CTS_ASSERT_OK(halo_device_wait_idle(ctx.device(), HALO_DEADLINE_INFINITE_PAST));
+}
+
+HALO_CTS_CASE("submission.wait_idle.lets_go_of_the_device", kNeedQueues,
+              "after wait_idle, 50 done submissions hold no reference to the device: its count is what it was before them") {
+  // The count is the object header's (halo/object.h), read atomically as
+  // the ABI asks. A plugin that drops a submission's device reference after
+  // wait_idle returned leaves the device to be torn down on its own thread,
+  // racing the application's exit.
+  auto reference_count = [](halo_device_t* device) {
+    auto* header = reinterpret_cast<halo_object_t*>(device);
+    return std::atomic_ref<uint32_t>(header->ref_count).load(std::memory_order_acquire);
+  };
+  halo_semaphore_t* semaphore = ctx.semaphore(0);
+  // One round first: a plugin may set up per-device state on first use.
+  CTS_ASSERT_OK(queue_execute(ctx.device(), {}, {}, {semaphore}, {1}));
+  CTS_ASSERT_OK(halo_device_wait_idle(ctx.device(), deadline_in_ms(kGenerousMs)));
+  const uint32_t before = reference_count(ctx.device());
+  for (uint64_t i = 1; i <= 50; ++i) {
+    CTS_ASSERT_OK(queue_execute(ctx.device(), {semaphore}, {i}, {semaphore}, {i + 1}));
+  }
+  CTS_ASSERT_OK(halo_device_wait_idle(ctx.device(), deadline_in_ms(kGenerousMs)));
+  CTS_ASSERT_EQ(reference_count(ctx.device()), before);
 }
 
 HALO_CTS_CASE("submission.wait_idle.fresh_device", kNeedQueues,

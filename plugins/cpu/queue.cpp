@@ -69,11 +69,7 @@ void Queue::process(void* queue_pointer, sdk::Submission* base) noexcept {
     submission->run_command_buffers(*queue->pool_);
   }
   submission->complete();
-  // Drop the semaphores and command buffers before wait_idle may return,
-  // so that after it every completed submission has let go of everything
-  // but the device.
-  submission->release_resources();
-  queue->in_flight_.untrack(submission);
+  queue->in_flight_.retire(submission);
   // Possibly the device's last reference, which destroys this queue.
   sdk::Submission::destroy(submission);
 }

@@ -142,9 +142,7 @@ void Queue::process(void* queue, sdk::Submission* submission) noexcept {
   own->check_work(status);
   self->host_.free(status);
   own->complete();
-  // Release everything but the device before wait_idle may return.
-  own->release_resources();
-  self->in_flight_.untrack(own);
+  self->in_flight_.retire(own);
   // Possibly the device's last reference, which destroys this queue.
   Submission::destroy(own);
 }

@@ -106,9 +106,8 @@ void Queue::process(void* queue, sdk::Submission* submission) noexcept {
     own->poll_completion(self->completion_poll_);
     return;
   }
-  // Release everything but the device before wait_idle may return.
   own->finish();
-  self->in_flight_.untrack(own);
+  self->in_flight_.retire(own);
   // Possibly the device's last reference, which destroys this queue.
   Submission::destroy(own);
 }

@@ -78,12 +78,10 @@ void Queue::complete(Submission* submission) noexcept {
 }
 
 void Queue::finish(Submission* submission) noexcept {
-  // Let go of the semaphores and command buffers before wait_idle can
-  // return, so that afterwards only the device is still held.
-  submission->release_resources();
-  in_flight_.untrack(submission);
+  in_flight_.retire(submission);
   if (t_notifier_queue == this) {
-    // The device reference goes in the release pass (see release_finished).
+    // The device's last reference goes in the release pass (see
+    // release_finished).
     submission->next_finished = finished_head_;
     finished_head_ = submission;
   } else {
@@ -100,10 +98,12 @@ bool Queue::release_finished() noexcept {
   Semaphore* dropped = dropped_head_;
   finished_head_ = nullptr;
   dropped_head_ = nullptr;
-  Device* device = device_;
-  // Our own reference, dropped last: only that release can destroy the
-  // device (and this queue).
-  device->retain();
+  // From here on only locals: a finished submission holds a device
+  // reference only when it was the last one (InFlightTracker::retire), and
+  // a dropped semaphore holds one too, so either release may destroy the
+  // device and this queue. No reference of our own around the pass: that
+  // would outlive a wait_idle, and the application's release of the device
+  // after it would then leave the teardown to this thread.
   while (finished != nullptr) {
     Submission* next = finished->next_finished;
     Submission::destroy(finished);
@@ -114,7 +114,6 @@ bool Queue::release_finished() noexcept {
     dropped->host.release(&dropped->header);
     dropped = next;
   }
-  device->release();
   end_driver_use();
   return t_notifier_queue_destroyed;
 }

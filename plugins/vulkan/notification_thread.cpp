@@ -5,12 +5,13 @@
 // and fires timepoints.
 //
 // Lifetime: every submission and every watched semaphore holds a reference
-// to the device, so the device (and this queue) can only die when this
-// thread drops such a reference. It does so only in release_finished, at
-// the end of an iteration, holding an extra reference of its own that it
-// drops last; when that destroys the device, Queue::destroy runs on this
-// thread, detaches it and raises t_notifier_queue_destroyed, and the loop
-// returns without touching the queue again.
+// to the device, so the device (and this queue) can only die on this
+// thread when it drops such a reference. It does so only in
+// release_finished, at the end of an iteration, touching nothing of the
+// queue once it started releasing; when a release destroys the device,
+// Queue::destroy runs on this thread, detaches it and raises
+// t_notifier_queue_destroyed, and the loop returns without touching the
+// queue again.
 #include "device.hpp"
 #include "exit_guard.hpp"
 #include "halo/sdk/library_pin.hpp"

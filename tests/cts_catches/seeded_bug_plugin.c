@@ -190,6 +190,29 @@ static void run_command_buffers(template_submission_t* submission) {
 }
 #endif
 
+/* Drops a reference to |object| unless it is the last (a count of one is stable: nobody
+ * else holds it); returns whether it did. */
+static bool release_unless_last(halo_object_t* object) {
+#if defined(TEMPLATE_BREAK_DEVICE_HELD_AFTER_IDLE)
+  /* TEST HOOK: the worker keeps its submissions' device references and drops them 8 at
+   * a time, after wait_idle has returned, as a queue retiring in batches would. */
+  template_device_t* device = (template_device_t*)object;
+  if (++device->held_device_references < 8) return true;
+  device->held_device_references = 0;
+  for (int i = 0; i < 7; ++i) __atomic_fetch_sub(&object->ref_count, 1, __ATOMIC_RELEASE);
+  return false;
+#else
+  uint32_t seen = __atomic_load_n(&object->ref_count, __ATOMIC_RELAXED);
+  while (seen > 1) {
+    if (__atomic_compare_exchange_n(&object->ref_count, &seen, seen - 1, true,
+                                    __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+      return true;
+    }
+  }
+  return false;
+#endif
+}
+
 /* On the worker: signals (or fails) the signal semaphores, drops every reference and
  * frees |submission|. May drop the device's last reference, destroying the device on
  * this very thread (see device_destroy). */
@@ -228,6 +251,9 @@ static void submission_complete(template_submission_t* submission) {
   for (size_t i = 0; i < submission->command_buffer_count; ++i) {
     host->object_release((halo_object_t*)submission->command_buffers[i]);
   }
+  /* The device reference too, before wait_idle may return (halo/device.h), unless it
+   * is the last: then nobody can wait_idle, and dropping it destroys the device. */
+  const bool device_released = release_unless_last(&device->object);
   /* No longer in flight. Only the oldest one's completion can end a wait_idle. */
   pthread_mutex_lock(&device->mutex);
   template_submission_t* previous = submission->previous_in_flight;
@@ -245,7 +271,7 @@ static void submission_complete(template_submission_t* submission) {
   }
   pthread_mutex_unlock(&device->mutex);
   host_free(host, submission);
-  host->object_release(&device->object); /* Possibly the last reference. */
+  if (!device_released) host->object_release(&device->object); /* The last. */
 }
 
 /* Set when device_destroy ran on the worker thread itself. */

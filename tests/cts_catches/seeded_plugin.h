@@ -186,6 +186,9 @@ typedef struct template_device_t {
   pthread_cond_t progress;   /* Wakes wait_idle. */
   bool stopping;
   pthread_t worker;
+#if defined(TEMPLATE_BREAK_DEVICE_HELD_AFTER_IDLE)
+  size_t held_device_references; /* The worker's own. */
+#endif
 } template_device_t;
 
 /* A list of timepoints, linked through their own implementation[] words: registering

@@ -301,7 +301,11 @@ HALO_API HALO_MUST_USE halo_status_t halo_device_queue_flush(
  * it completed or failed; its failure shows on its signal semaphores, not
  * here. One still waiting for a semaphore is not done, so a wait that is
  * never signalled blocks until |deadline|. HALO_DEADLINE_INFINITE_PAST polls
- * without blocking. Borrows |device|. Thread-safe. */
+ * without blocking. After OK, the done submissions hold no reference to
+ * anything they named, |device| included: a device whose last reference the
+ * application then releases is torn down inside that release, not later on
+ * a plugin's thread while the application goes on or exits. Borrows
+ * |device|. Thread-safe. */
 HALO_API HALO_MUST_USE halo_status_t halo_device_wait_idle(
     halo_device_t* device, halo_time_ns_t deadline);
 

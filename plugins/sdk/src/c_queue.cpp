@@ -113,8 +113,7 @@ class CQueue {
       return;
     }
     submission->complete();
-    submission->release_resources();
-    queue->in_flight_.untrack(submission);
+    queue->in_flight_.retire(submission);
     // Possibly the device's last reference, which destroys this queue.
     Submission::destroy(submission);
   }

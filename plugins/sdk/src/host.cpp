@@ -25,6 +25,20 @@ const halo_host_interface_t* current_host() noexcept {
   return g_current_host.load(std::memory_order_acquire);
 }
 
+bool Host::release_unless_last(halo_object_t* object) noexcept {
+  std::atomic_ref<uint32_t> count(object->ref_count);
+  uint32_t seen = count.load(std::memory_order_relaxed);
+  while (seen > 1) {
+    // Release: what this holder did with the object happens before the
+    // destroy that the last holder's acquire-release decrement runs.
+    if (count.compare_exchange_weak(seen, seen - 1, std::memory_order_release,
+                                    std::memory_order_relaxed)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 halo_status_t Host::make_status(halo_status_code_t code, const char* format,
                                 ...) const noexcept {
   va_list arguments;

@@ -21,6 +21,12 @@ void InFlightTracker::untrack(Submission* submission) noexcept {
   if (was_oldest) progress_.notify_all();
 }
 
+void InFlightTracker::retire(Submission* submission) noexcept {
+  submission->release_resources();
+  submission->release_device_unless_last();
+  untrack(submission);
+}
+
 halo_status_t InFlightTracker::wait_idle(Host host,
                                          halo_time_ns_t deadline) noexcept {
   std::unique_lock<std::mutex> lock(mutex_);

@@ -114,6 +114,12 @@ void Submission::destroy(Submission* submission) noexcept {
   if (device != nullptr) host.release(as_object(device));
 }
 
+void Submission::release_device_unless_last() noexcept {
+  if (device_ != nullptr && Host::release_unless_last(as_object(device_))) {
+    device_ = nullptr;
+  }
+}
+
 bool Submission::settle(uint64_t remove, uint64_t add) noexcept {
   auto ready = [](uint64_t state) {
     return (state & kRegistering) == 0 &&

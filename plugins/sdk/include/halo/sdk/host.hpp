@@ -101,6 +101,12 @@ class Host {
   void release(halo_object_t* object) const noexcept {
     if (object != nullptr) interface_->object_release(object);
   }
+  // Drops a reference to |object| (a plugin's own) unless it is the last
+  // one; returns whether it dropped it. A count of one is stable (nobody
+  // else holds the object, so nobody can retain it), so false means the
+  // caller's release would destroy it. Not through the host: a release
+  // that destroys nothing is only the atomic decrement.
+  static bool release_unless_last(halo_object_t* object) noexcept;
 
   // Returns CLOCK_MONOTONIC nanoseconds as the host measures them.
   halo_time_ns_t now() const noexcept { return interface_->time_now_ns(); }

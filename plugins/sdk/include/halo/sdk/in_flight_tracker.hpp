@@ -21,6 +21,15 @@ class InFlightTracker {
   // but the device (release_resources), so that wait_idle promises that.
   // Thread-safe.
   void untrack(Submission* submission) noexcept;
+  // Ends a finished submission's part in wait_idle: releases what it holds,
+  // the device too unless that is the device's last reference, and
+  // untracks it; the caller then destroys it. So once wait_idle returns,
+  // the application's release of its last device reference destroys the
+  // device on its own thread, with every plugin thread of it joined, never
+  // later on a queue's thread. A last reference (nobody can wait_idle then)
+  // goes in Submission::destroy, after the untrack, as it destroys this
+  // tracker's queue. Thread-safe.
+  void retire(Submission* submission) noexcept;
   // Blocks until every submission tracked before the call is untracked
   // (OK) or |deadline| passes (DEADLINE_EXCEEDED). Thread-safe; never from
   // a thread the submissions need to finish.

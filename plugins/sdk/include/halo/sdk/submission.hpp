@@ -173,6 +173,9 @@ class Submission {
   // finish_waits, then releases the semaphores and the command buffers
   // (not the device). Idempotent.
   void release_resources() noexcept;
+  // Drops the device reference now unless it is the device's last; then
+  // destroy drops it. device() is NULL once it is dropped.
+  void release_device_unless_last() noexcept;
 
   Host host() const noexcept { return host_; }
   halo_device_t* device() const noexcept { return device_; }
