@@ -204,10 +204,13 @@ halo_status_t Device::create(Driver* driver, size_t index,
   });
 }
 
-halo_status_t Device::join(cl_uint count, const cl_event* deps,
-                           cl_event* out) const noexcept {
-  if (count <= 1) {
-    cl_event event = count == 1 ? deps[0] : shared.complete_event;
+halo_status_t Device::join(EventList* deps, cl_event* out) const noexcept {
+  if (deps->size() == 1) {
+    *out = deps->take_only();
+    return HALO_OK;
+  }
+  if (deps->empty()) {
+    cl_event event = shared.complete_event;
     HALO_CL_RETURN_IF_ERROR(host, "clRetainEvent", api->clRetainEvent(event));
     *out = event;
     return HALO_OK;
@@ -216,7 +219,7 @@ halo_status_t Device::join(cl_uint count, const cl_event* deps,
   return cl_status(host, "clEnqueueFillBuffer",
                    api->clEnqueueFillBuffer(cl_queue, scratch, &zero,
                                             sizeof(zero), 0, sizeof(zero),
-                                            count, deps, out));
+                                            deps->size(), deps->data(), out));
 }
 
 }  // namespace halo::cl

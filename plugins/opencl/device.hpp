@@ -7,6 +7,7 @@
 #include "cl_library.hpp"
 #include "device_description.hpp"
 #include "driver.hpp"
+#include "event_list.hpp"
 #include "halo/device.h"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/object_cast.hpp"
@@ -60,15 +61,15 @@ struct Device {
     return description->capabilities;
   }
 
-  // Stores in |*out| a new reference to an event that completes once every
-  // event of |deps| has: the one event itself, the context's complete event
-  // for an empty list, else a four-byte fill of |scratch| waiting on the
-  // list. Not a marker: some implementations (PoCL 3) make a marker wait
-  // for every command enqueued before it, and a barrier holds back every
-  // command enqueued after it, either of which would order submissions that
-  // only semaphores may order. Never blocks.
-  halo_status_t join(cl_uint count, const cl_event* deps,
-                     cl_event* out) const noexcept;
+  // Stores in |*out| a reference to an event that completes once every
+  // event of |deps| has: the one event itself (its reference moved out of
+  // |deps|, which is then empty: no retain and release per submission), the
+  // context's complete event for an empty list, else a four-byte fill of
+  // |scratch| waiting on the list. Not a marker: some implementations
+  // (PoCL 3) make a marker wait for every command enqueued before it, and a
+  // barrier holds back every command enqueued after it, either of which
+  // would order submissions that only semaphores may order. Never blocks.
+  halo_status_t join(EventList* deps, cl_event* out) const noexcept;
 
  private:
   halo_status_t create_queues() noexcept;

@@ -35,6 +35,13 @@ class EventList {
     events_.clear();
   }
   void swap(EventList& other) noexcept { events_.swap(other.events_); }
+  // The one event of a list of one, its reference now the caller's; the
+  // list is then empty.
+  cl_event take_only() noexcept {
+    cl_event event = events_.front();
+    events_.clear();
+    return event;
+  }
 
   bool empty() const noexcept { return events_.empty(); }
   cl_uint size() const noexcept { return static_cast<cl_uint>(events_.size()); }

@@ -116,11 +116,11 @@ halo_status_t Submission::enqueue_work() {
     gate_ = api_->clCreateUserEvent(device_->context(), &code);
     HALO_CL_RETURN_IF_ERROR(host(), "clCreateUserEvent", code);
   }
+  // The chained events' references move into the wait list, which lets go
+  // of them once the first commands are enqueued: OpenCL keeps what a wait
+  // list names alive itself.
   EventList deps(host(), api_);
-  for (size_t i = 0; i < chained_count_; ++i) {
-    api_->clRetainEvent(chained_[i]);
-    deps.push(chained_[i]);
-  }
+  while (chained_count_ > 0) deps.push(chained_[--chained_count_]);
   if (gate_ != nullptr) {
     api_->clRetainEvent(gate_);
     deps.push(gate_);
@@ -129,7 +129,7 @@ halo_status_t Submission::enqueue_work() {
     HALO_SDK_RETURN_IF_ERROR(CommandBuffer::cast(command_buffer(i))
                                  ->enqueue(device_->cl_queue, &deps));
   }
-  return device_->join(deps.size(), deps.data(), &completion_);
+  return device_->join(&deps, &completion_);
 }
 
 halo_status_t Submission::prepare() noexcept {
