@@ -7,7 +7,9 @@ callgrind's counters are zeroed when it starts and dumped, for every thread
 of the process, when it ends, labelled with the submissions it made. This
 script sums the dumps of each benchmark, divides by the submissions, and
 attributes the instructions to the shared object that executed them
-(libhalo, the plugin, the native driver, libc ...).
+(libhalo, the plugin, the native driver, libc ...). It also counts the
+native API calls each submission makes through the loader (OpenCL's, where
+every call goes through it), so that each side's calls compare by name.
 
 Instruction counts do not drift with the machine's load the way wall time
 does: two runs give figures within about 2 % of each other (threads
@@ -34,19 +36,29 @@ import sys
 import tempfile
 
 LABEL = re.compile(r"^desc: Trigger: Client Request: submissions=(\d+)$")
+# A native API call: a call from outside the loader into one of its
+# exported entry points (libOpenCL's clEnqueueFillBuffer), named as the
+# application calls it. The drivers' own entry points are unnamed (lavapipe
+# and PoCL ship stripped), and Vulkan device functions go to the driver
+# without the loader, so Vulkan shows only its loader-level calls.
+ENTRY = re.compile(r"^(cl|vk)[A-Z]\w*$")
+LOADER = re.compile(r"(libOpenCL|libvulkan)[^/]*$")
 
 
-def parse_dump(path):
-    """Returns (submissions, total Ir, {object: self Ir}) of one dump, or
-    None when the dump is not a marked stretch."""
+def parse_dump(path, object_names, function_names):
+    """Returns (submissions, total Ir, {object: self Ir}, {API call:
+    calls}) of one dump, or None when the dump is not a marked stretch."""
     submissions = None
     total = 0
     per_object = collections.Counter()
-    names = {}
+    api_calls = collections.Counter()
     current_object = "?"
+    callee_object = None
+    callee = "?"
+    callee_in = "?"
     skip_next_cost = False
 
-    def resolve(value):
+    def resolve(value, names):
         match = re.match(r"\((\d+)\)(?: (.*))?$", value)
         if not match:
             return value
@@ -63,11 +75,21 @@ def parse_dump(path):
             elif line.startswith("summary:"):
                 total = int(line.split()[1])
             elif line.startswith("ob="):
-                current_object = resolve(line[3:])
+                current_object = resolve(line[3:], object_names)
             elif line.startswith("cob="):
-                resolve(line[4:])  # defines a name used later
+                # The called function's object, for the next cfn= only.
+                callee_object = resolve(line[4:], object_names)
+            elif line.startswith("fn="):
+                resolve(line[3:], function_names)
+            elif line.startswith("cfn="):
+                callee = resolve(line[4:], function_names)
+                callee_in = callee_object or current_object
+                callee_object = None
             elif line.startswith("calls="):
                 skip_next_cost = True
+                if (ENTRY.match(callee) and LOADER.search(callee_in) and
+                        callee_in != current_object):
+                    api_calls[callee] += int(line[6:].split()[0])
             elif line and (line[0].isdigit() or line[0] in "+-*"):
                 if skip_next_cost:
                     skip_next_cost = False  # the callee's inclusive cost
@@ -75,7 +97,7 @@ def parse_dump(path):
                 per_object[current_object] += int(line.split()[-1])
     if submissions is None:
         return None
-    return submissions, total, per_object
+    return submissions, total, per_object, api_calls
 
 
 def measure(binary, benchmark, workdir, min_time):
@@ -94,7 +116,14 @@ def measure(binary, benchmark, workdir, min_time):
     # until one run is long enough; the longest run is the steady state
     # (the short ones carry first-use costs and background work the driver
     # started earlier).
-    dumps = [parse_dump(path) for path in glob.glob(prefix + ".*")]
+    # Names are compressed across the dumps of one process: a name first
+    # written in one dump is only referred to in the later ones.
+    def dump_order(path):
+        return [int(part) if part.isdigit() else 0
+                for part in path[len(prefix) + 1:].split(".")]
+    object_names, function_names = {}, {}
+    dumps = [parse_dump(path, object_names, function_names)
+             for path in sorted(glob.glob(prefix + ".*"), key=dump_order)]
     dumps = [dump for dump in dumps if dump]
     if not dumps:
         sys.exit(f"{benchmark}: no marked stretch was dumped "
@@ -132,7 +161,7 @@ def main():
                              if n.startswith(f"{prefix}/{side}/")), None)
                 if not name:
                     continue
-                submissions, total, per_object = measure(
+                submissions, total, per_object, api_calls = measure(
                     args.binary, name, workdir, args.min_time)
                 per_submission = total / submissions
                 ratio = ""
@@ -142,17 +171,27 @@ def main():
                     native = per_submission
                 print(f"| {prefix} | {side} | {submissions:,} | "
                       f"{per_submission:,.0f} | {ratio} |")
-                breakdowns.append((prefix, side, submissions, per_object))
+                breakdowns.append(
+                    (prefix, side, submissions, per_object, api_calls))
         print()
         print("Where the instructions go (Ir per submission, by object):")
         print()
-        for prefix, side, submissions, per_object in breakdowns:
+        for prefix, side, submissions, per_object, _ in breakdowns:
             merged = collections.Counter()
             for path, cost in per_object.items():
                 merged[short_object(path)] += cost
             top = ", ".join(f"{name} {cost / submissions:,.0f}"
                             for name, cost in merged.most_common(args.top))
             print(f"- {prefix} {side}: {top}")
+        print()
+        print("Native API calls per submission (through the loader):")
+        print()
+        for prefix, side, submissions, _, api_calls in breakdowns:
+            calls = ", ".join(f"{name} {count / submissions:.2f}"
+                              for name, count in api_calls.most_common()
+                              if count / submissions >= 0.01)
+            total = sum(api_calls.values()) / submissions
+            print(f"- {prefix} {side}: {total:.2f} in all: {calls}")
 
 
 if __name__ == "__main__":
