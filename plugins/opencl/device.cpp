@@ -192,7 +192,8 @@ halo_status_t Device::create(Driver* driver, size_t index,
     if (status == HALO_OK) {
       status = sdk::guard(host, [&] {
         device->queue =
-            Queue::create(host, device->description->completion_poll);
+            Queue::create(host, device->api,
+                          device->description->completion_poll);
       });
     }
     if (status != HALO_OK) {

@@ -14,9 +14,9 @@
 
 namespace halo::cl {
 
-Queue* Queue::create(sdk::Host host,
+Queue* Queue::create(sdk::Host host, const Api* api,
                      std::chrono::microseconds completion_poll) {
-  Queue* queue = host.make<Queue>(host, completion_poll);
+  Queue* queue = host.make<Queue>(host, api, completion_poll);
   try {
     queue->worker_.start();
   } catch (...) {
@@ -72,6 +72,7 @@ void Queue::release_command_buffers(const halo_queue_execute_info_t& info,
 halo_status_t Queue::execute(Device* device,
                              const halo_queue_execute_info_t* info) noexcept {
   HALO_SDK_RETURN_IF_ERROR(sdk::check_single_queue_affinity(host_, *info));
+  deferred_releases_.release_all();
   HALO_SDK_RETURN_IF_ERROR(acquire_command_buffers(device, *info));
   Submission* submission = nullptr;
   halo_status_t status = sdk::guard(host_, [&] {
@@ -87,6 +88,14 @@ halo_status_t Queue::execute(Device* device,
   in_flight_.track(submission);
   submission->start();
   return HALO_OK;
+}
+
+void Queue::release_event(cl_event event) noexcept {
+  if (polls_completion()) {
+    deferred_releases_.defer(event);
+  } else if (event != nullptr) {
+    api_->clReleaseEvent(event);
+  }
 }
 
 void Queue::post_finished(Submission* submission) noexcept {

@@ -15,6 +15,8 @@
 
 #include <chrono>
 
+#include "cl_library.hpp"
+#include "deferred_releases.hpp"
 #include "halo/device.h"
 #include "halo/sdk/completion_worker.hpp"
 #include "halo/sdk/host.hpp"
@@ -32,7 +34,7 @@ class Queue {
  public:
   // Starts the worker thread, which polls issued work for |completion_poll|
   // (see the file comment). Throws std::bad_alloc or std::system_error.
-  static Queue* create(sdk::Host host,
+  static Queue* create(sdk::Host host, const Api* api,
                        std::chrono::microseconds completion_poll);
   // Stops the worker (joining it, or detaching it when called on the
   // worker) and frees the queue. No submission may exist.
@@ -64,10 +66,17 @@ class Queue {
   // and non-blocking, like post_finished.
   void post_issued(Submission* submission) noexcept;
 
+  // Releases |event| (one reference, taken over): when the worker polls,
+  // later, on the next submitting thread (see DeferredReleases); else now.
+  void release_event(cl_event event) noexcept;
+
   // Use create; public only so that the host allocator can construct it.
-  Queue(sdk::Host host, std::chrono::microseconds completion_poll) noexcept
+  Queue(sdk::Host host, const Api* api,
+        std::chrono::microseconds completion_poll) noexcept
       : host_(host),
+        api_(api),
         completion_poll_(completion_poll),
+        deferred_releases_(api),
         worker_(&Queue::process, this, completion_poll) {}
 
  private:
@@ -78,7 +87,10 @@ class Queue {
   static void process(void* queue, sdk::Submission* submission) noexcept;
 
   sdk::Host host_;
+  const Api* const api_;
   const std::chrono::microseconds completion_poll_;
+  // Before the worker: destroyed after it has stopped.
+  DeferredReleases deferred_releases_;
   sdk::InFlightTracker in_flight_;
   sdk::CompletionWorker worker_;
 };

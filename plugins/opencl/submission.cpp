@@ -67,7 +67,8 @@ void Submission::release_events() noexcept {
   for (size_t i = 0; i < chained_count_; ++i) api_->clReleaseEvent(chained_[i]);
   chained_count_ = 0;
   if (gate_ != nullptr) api_->clReleaseEvent(gate_);
-  if (completion_ != nullptr) api_->clReleaseEvent(completion_);
+  // Off the worker where it would contend with the caller's enqueue.
+  queue_->release_event(completion_);
   gate_ = completion_ = nullptr;
 }
 
