@@ -3,6 +3,8 @@
 #ifndef HALO_OPENCL_EVENT_LIST_HPP_
 #define HALO_OPENCL_EVENT_LIST_HPP_
 
+#include <array>
+#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -14,7 +16,7 @@ namespace halo::cl {
 class EventList {
  public:
   EventList(sdk::Host host, const Api* api)
-      : api_(api), events_(sdk::HostAllocator<cl_event>(host)) {}
+      : api_(api), overflow_(sdk::HostAllocator<cl_event>(host)) {}
   ~EventList() { clear(); }
   EventList(const EventList&) = delete;
   EventList& operator=(const EventList&) = delete;
@@ -22,37 +24,60 @@ class EventList {
   // Takes ownership of one reference to |event|. Throws std::bad_alloc
   // after releasing it when memory runs out.
   void push(cl_event event) {
+    if (overflow_.empty() && size_ < kInline) {
+      inline_[size_++] = event;
+      return;
+    }
     try {
-      events_.push_back(event);
+      if (overflow_.empty()) {
+        overflow_.assign(inline_.begin(), inline_.begin() + size_);
+      }
+      overflow_.push_back(event);
     } catch (...) {
       api_->clReleaseEvent(event);
       throw;
     }
+    size_ = overflow_.size();
   }
   // Releases every event.
   void clear() noexcept {
-    for (cl_event event : events_) api_->clReleaseEvent(event);
-    events_.clear();
+    const cl_event* events = data();
+    for (size_t i = 0; i < size_; ++i) api_->clReleaseEvent(events[i]);
+    size_ = 0;
+    overflow_.clear();
   }
-  void swap(EventList& other) noexcept { events_.swap(other.events_); }
+  void swap(EventList& other) noexcept {
+    inline_.swap(other.inline_);
+    overflow_.swap(other.overflow_);
+    std::swap(size_, other.size_);
+  }
   // The one event of a list of one, its reference now the caller's; the
   // list is then empty.
   cl_event take_only() noexcept {
-    cl_event event = events_.front();
-    events_.clear();
+    cl_event event = data()[0];
+    size_ = 0;
+    overflow_.clear();
     return event;
   }
 
-  bool empty() const noexcept { return events_.empty(); }
-  cl_uint size() const noexcept { return static_cast<cl_uint>(events_.size()); }
+  bool empty() const noexcept { return size_ == 0; }
+  cl_uint size() const noexcept { return static_cast<cl_uint>(size_); }
   // NULL when empty, as OpenCL wants for an empty wait list.
   const cl_event* data() const noexcept {
-    return events_.empty() ? nullptr : events_.data();
+    if (size_ == 0) return nullptr;
+    return overflow_.empty() ? inline_.data() : overflow_.data();
   }
 
  private:
+  // A submission's wait list and a segment's events are mostly one or two:
+  // those need no allocation per submission.
+  static constexpr size_t kInline = 4;
+
   const Api* api_;
-  std::vector<cl_event, sdk::HostAllocator<cl_event>> events_;
+  std::array<cl_event, kInline> inline_{};
+  size_t size_ = 0;
+  // Holds every event, the first kInline too, once there are more.
+  std::vector<cl_event, sdk::HostAllocator<cl_event>> overflow_;
 };
 
 }  // namespace halo::cl
