@@ -15,13 +15,6 @@
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
-#include <dlfcn.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
 
 #define TIMED_CALLS(X)         \
   X(clEnqueueFillBuffer)       \
@@ -36,46 +29,8 @@
   X(clFlush)                   \
   X(clCreateUserEvent)         \
   X(clSetUserEventStatus)
-
-enum {
-#define AS_INDEX(name) index_##name,
-  TIMED_CALLS(AS_INDEX)
-#undef AS_INDEX
-  kCallCount
-};
-
-static const char* const kNames[] = {
-#define AS_NAME(name) #name,
-    TIMED_CALLS(AS_NAME)
-#undef AS_NAME
-};
-
-/* [call][0: main thread, 1: other threads] */
-static _Atomic uint64_t g_calls[kCallCount][2];
-static _Atomic uint64_t g_nanoseconds[kCallCount][2];
-
-static uint64_t now_ns(void) {
-  struct timespec time;
-  clock_gettime(CLOCK_MONOTONIC, &time);
-  return (uint64_t)time.tv_sec * 1000000000u + (uint64_t)time.tv_nsec;
-}
-
-static void* next_definition(const char* name) {
-  void* function = dlsym(RTLD_NEXT, name);
-  if (function == NULL) {
-    fprintf(stderr, "cl_call_timer: no %s after this library\n", name);
-    abort();
-  }
-  return function;
-}
-
-static void add(int index, uint64_t start) {
-  const uint64_t spent = now_ns() - start;
-  const int other = gettid() != getpid();
-  atomic_fetch_add_explicit(&g_calls[index][other], 1, memory_order_relaxed);
-  atomic_fetch_add_explicit(&g_nanoseconds[index][other], spent,
-                            memory_order_relaxed);
-}
+#define CALL_TIMER_NAME "cl_call_timer"
+#include "call_timer.h"
 
 /* Defines |name| with the return type, parameters and argument names given,
  * forwarding to the next definition and timing the call. */
@@ -129,18 +84,3 @@ TIMED(cl_event, clCreateUserEvent, (cl_context context, cl_int* error),
       (context, error))
 TIMED(cl_int, clSetUserEventStatus, (cl_event event, cl_int status),
       (event, status))
-
-__attribute__((destructor)) static void report(void) {
-  fprintf(stderr, "cl_call_timer: call, main thread calls and ns, "
-                  "other threads calls and ns\n");
-  for (int i = 0; i < kCallCount; ++i) {
-    const uint64_t main_calls = atomic_load(&g_calls[i][0]);
-    const uint64_t other_calls = atomic_load(&g_calls[i][1]);
-    if (main_calls + other_calls == 0) continue;
-    fprintf(stderr, "cl_call_timer: %s %llu %llu %llu %llu\n", kNames[i],
-            (unsigned long long)main_calls,
-            (unsigned long long)atomic_load(&g_nanoseconds[i][0]),
-            (unsigned long long)other_calls,
-            (unsigned long long)atomic_load(&g_nanoseconds[i][1]));
-  }
-}

@@ -18,14 +18,7 @@
  * LD_PRELOAD.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include <vulkan/vulkan.h>
 
 #define TIMED_CALLS(X)          \
@@ -34,42 +27,13 @@
   X(vkWaitSemaphores)           \
   X(vkGetSemaphoreCounterValue) \
   X(vkSignalSemaphore)
-
-enum {
-#define AS_INDEX(name) index_##name,
-  TIMED_CALLS(AS_INDEX)
-#undef AS_INDEX
-  kCallCount
-};
-
-static const char* const kNames[] = {
-#define AS_NAME(name) #name,
-    TIMED_CALLS(AS_NAME)
-#undef AS_NAME
-};
+#define CALL_TIMER_NAME "vk_call_timer"
+#include "call_timer.h"
 
 /* The driver's functions, found through the loader's vkGetDeviceProcAddr. */
 #define AS_POINTER(name) static _Atomic(PFN_##name) real_##name;
 TIMED_CALLS(AS_POINTER)
 #undef AS_POINTER
-
-/* [call][0: main thread, 1: other threads] */
-static _Atomic uint64_t g_calls[kCallCount][2];
-static _Atomic uint64_t g_nanoseconds[kCallCount][2];
-
-static uint64_t now_ns(void) {
-  struct timespec time;
-  clock_gettime(CLOCK_MONOTONIC, &time);
-  return (uint64_t)time.tv_sec * 1000000000u + (uint64_t)time.tv_nsec;
-}
-
-static void add(int index, uint64_t start) {
-  const uint64_t spent = now_ns() - start;
-  const int other = gettid() != getpid();
-  atomic_fetch_add_explicit(&g_calls[index][other], 1, memory_order_relaxed);
-  atomic_fetch_add_explicit(&g_nanoseconds[index][other], spent,
-                            memory_order_relaxed);
-}
 
 #define TIMED(name, parameters, arguments)                     \
   static VKAPI_ATTR VkResult VKAPI_CALL timed_##name parameters { \
@@ -95,15 +59,6 @@ TIMED(vkGetSemaphoreCounterValue,
       (device, semaphore, value))
 TIMED(vkSignalSemaphore, (VkDevice device, const VkSemaphoreSignalInfo* info),
       (device, info))
-
-static void* next_definition(const char* name) {
-  void* function = dlsym(RTLD_NEXT, name);
-  if (function == NULL) {
-    fprintf(stderr, "vk_call_timer: no %s after this library\n", name);
-    abort();
-  }
-  return function;
-}
 
 /* Static, and so what vkGetInstanceProcAddr hands out: the exported name
  * would resolve to the loader's in a process that links the loader. */
@@ -141,19 +96,4 @@ vkGetInstanceProcAddr(VkInstance instance, const char* name) {
     return (PFN_vkVoidFunction)timed_vkGetDeviceProcAddr;
   }
   return real(instance, name);
-}
-
-__attribute__((destructor)) static void report(void) {
-  fprintf(stderr, "vk_call_timer: call, main thread calls and ns, "
-                  "other threads calls and ns\n");
-  for (int i = 0; i < kCallCount; ++i) {
-    const uint64_t main_calls = atomic_load(&g_calls[i][0]);
-    const uint64_t other_calls = atomic_load(&g_calls[i][1]);
-    if (main_calls + other_calls == 0) continue;
-    fprintf(stderr, "vk_call_timer: %s %llu %llu %llu %llu\n", kNames[i],
-            (unsigned long long)main_calls,
-            (unsigned long long)atomic_load(&g_nanoseconds[i][0]),
-            (unsigned long long)other_calls,
-            (unsigned long long)atomic_load(&g_nanoseconds[i][1]));
-  }
 }
