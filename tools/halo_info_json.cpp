@@ -71,13 +71,15 @@ Json memory_json(const halo_device_capabilities_t& caps) {
   return json;
 }
 
-// ABI 1.3's external handle types (empty lists from an older plugin).
+// ABI 1.3's external handle types, and 1.5's imports for device waits
+// (empty lists from an older plugin).
 Json sharing_json(const halo_device_capabilities_t& caps) {
   Json json;
   json["buffer_export"] = handle_type_names(caps.buffer_export_types);
   json["buffer_import"] = handle_type_names(caps.buffer_import_types);
   json["semaphore_export"] = handle_type_names(caps.semaphore_export_types);
   json["semaphore_import"] = handle_type_names(caps.semaphore_import_types);
+  json["semaphore_wait_import"] = handle_type_names(caps.semaphore_wait_import_types);
   json["host_allocation_alignment"] = reported(caps.host_allocation_alignment);
   return json;
 }

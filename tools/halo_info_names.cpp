@@ -58,6 +58,7 @@ std::vector<std::string> feature_names(halo_device_features_t features) {
       {HALO_DEVICE_FEATURE_COMMAND_BUFFERS, "command-buffers"},
       {HALO_DEVICE_FEATURE_DISPATCH, "dispatch"},
       {HALO_DEVICE_FEATURE_DEVICE_SEMAPHORE_WAIT, "device-semaphore-wait"},
+      {HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS, "automatic-device-waits"},
   };
   return bit_names(features, kFeatures, std::size(kFeatures));
 }

@@ -105,6 +105,8 @@ void print_capabilities(std::ostream& out,
         join(handle_type_names(caps.semaphore_export_types)));
   field(out, 6, "semaphores import from",
         join(handle_type_names(caps.semaphore_import_types)));
+  field(out, 6, "semaphores import for device waits from",
+        join(handle_type_names(caps.semaphore_wait_import_types)));
   if (caps.host_allocation_alignment != 0) {
     field(out, 6, "host allocation alignment",
           std::to_string(caps.host_allocation_alignment));

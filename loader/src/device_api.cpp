@@ -4,6 +4,7 @@
 #include "abi_1_0_sizes.hpp"
 #include "api_guard.hpp"
 #include "check.hpp"
+#include "device_side_waits.hpp"
 #include "halo/device.h"
 #include "object_refs.hpp"
 #include "plugin_status.hpp"
@@ -144,6 +145,9 @@ void halo_device_retain(halo_device_t* device) {
 }
 
 void halo_device_release(halo_device_t* device) {
+  // The imports libhalo made into the device hold it; they go first, so
+  // that the application's last release tears the device down now.
+  if (device != nullptr) forget_imports_into_device(device);
   release_checked(as_object(device), "halo_device_release");
 }
 
@@ -197,6 +201,10 @@ halo_status_t halo_device_semaphore_compatibility(
   }
   *out_compatibility =
       device_vtable(device)->semaphore_compatibility(device, semaphore);
+  // Validation keeps every host hand-off (halo_device_queue_execute).
+  if (!validation::enabled() && device_side_wait_possible(device, semaphore)) {
+    *out_compatibility |= HALO_SEMAPHORE_COMPATIBILITY_DEVICE_WAIT;
+  }
   return nullptr;
 }
 HALO_API_CATCH_ALL
@@ -207,10 +215,13 @@ halo_status_t halo_device_queue_execute(
   HALO_RETURN_IF_ERROR(check_device(device, kFunction));
   HALO_RETURN_IF_ERROR(check_execute_info(info, kFunction));
   if (validation::enabled()) [[unlikely]] {
+    // Validation keeps every host hand-off, so that it sees each semaphore
+    // the application named.
     return validation::queue_execute(device, info, kFunction);
   }
+  DeviceSideWaits waits;
   return call_plugin(kFunction, device_vtable(device)->queue_execute, device,
-                     info);
+                     waits.apply(device, info));
 }
 HALO_API_CATCH_ALL
 

@@ -265,9 +265,19 @@ halo_status_t halo_semaphore_import(halo_device_t* device,
   HALO_RETURN_IF_ERROR(check_object(device, HALO_OBJECT_TYPE_DEVICE,
                                     abi_1_0_size<halo_device_vtable_t>,
                                     kFunction, "device"));
+  ExternalUse use = ExternalUse::kSemaphoreImport;
+  if (handle != nullptr && handle->struct_size >= sizeof(*handle)) {
+    if ((handle->flags & ~HALO_EXTERNAL_HANDLE_FLAG_DEVICE_WAITS_ONLY) != 0) {
+      return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
+                                "%s: handle->flags 0x%x has bits other than "
+                                "DEVICE_WAITS_ONLY",
+                                kFunction, handle->flags);
+    }
+    if (handle->flags != 0) use = ExternalUse::kSemaphoreWaitImport;
+  }
   halo_device_capabilities_t caps;
-  HALO_RETURN_IF_ERROR(check_import_handle(
-      device, handle, ExternalUse::kSemaphoreImport, kFunction, &caps));
+  HALO_RETURN_IF_ERROR(
+      check_import_handle(device, handle, use, kFunction, &caps));
   const auto* vtable = vtable_of<halo_device_vtable_t>(device);
   if (!HALO_VTABLE_HAS(vtable, halo_device_vtable_t, import_semaphore)) {
     return unimplemented(kFunction, "semaphore import");

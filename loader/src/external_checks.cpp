@@ -18,6 +18,8 @@ halo_external_handle_type_t offered(const halo_device_capabilities_t& caps,
     case ExternalUse::kBufferImport: return caps.buffer_import_types;
     case ExternalUse::kSemaphoreExport: return caps.semaphore_export_types;
     case ExternalUse::kSemaphoreImport: return caps.semaphore_import_types;
+    case ExternalUse::kSemaphoreWaitImport:
+      return caps.semaphore_import_types | caps.semaphore_wait_import_types;
   }
   return 0;
 }
@@ -28,6 +30,8 @@ const char* use_words(ExternalUse use) {
     case ExternalUse::kBufferImport: return "import buffers";
     case ExternalUse::kSemaphoreExport: return "export semaphores";
     case ExternalUse::kSemaphoreImport: return "import semaphores";
+    case ExternalUse::kSemaphoreWaitImport:
+      return "import semaphores for device waits";
   }
   return "share";
 }

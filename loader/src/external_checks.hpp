@@ -16,6 +16,9 @@ enum class ExternalUse {
   kBufferImport,
   kSemaphoreExport,
   kSemaphoreImport,
+  // An import with HALO_EXTERNAL_HANDLE_FLAG_DEVICE_WAITS_ONLY: either
+  // import list serves it.
+  kSemaphoreWaitImport,
 };
 
 // Fills |out| with |device|'s capabilities at their full size (zero past

@@ -9,6 +9,7 @@
 
 #include "halo/deadline.h"
 #include "halo/object.h"
+#include "device_side_waits.hpp"
 #include "object_refs.hpp"
 #include "plugin_module.hpp"
 #include "validation/object_checks.hpp"
@@ -50,7 +51,12 @@ void release_object(halo_object_t* object) noexcept {
     validation::on_last_release(object);
   }
   const halo_object_vtable_t* vtable = object->vtable;
-  if (vtable->type == HALO_OBJECT_TYPE_DRIVER) {
+  ++t_release_depth;
+  if (vtable->type == HALO_OBJECT_TYPE_SEMAPHORE) {
+    // Before destroy, for the same reason: no import made of this semaphore
+    // may be found under its address again.
+    halo::loader::forget_imports_of_semaphore(object);
+  } else if (vtable->type == HALO_OBJECT_TYPE_DRIVER) {
     auto hold = halo::loader::take_module_of_driver(
         reinterpret_cast<halo_driver_t*>(object));
     if (hold != nullptr) {
@@ -58,7 +64,6 @@ void release_object(halo_object_t* object) noexcept {
       t_dead_modules = hold.release();
     }
   }
-  ++t_release_depth;
   vtable->destroy(object);
   --t_release_depth;
   if (t_release_depth > 0) return;

@@ -49,6 +49,9 @@ namespace halo::cuda {
   X(cuImportExternalMemory)      \
   X(cuExternalMemoryGetMappedBuffer) \
   X(cuDestroyExternalMemory)     \
+  X(cuImportExternalSemaphore)   \
+  X(cuWaitExternalSemaphoresAsync) \
+  X(cuDestroyExternalSemaphore)  \
   X(cuMemsetD8Async)             \
   X(cuMemsetD16Async)            \
   X(cuMemsetD32Async)            \

@@ -5,6 +5,7 @@
 #include "buffer.hpp"
 #include "command_buffer.hpp"
 #include "cuda_status.hpp"
+#include "device_wait.hpp"
 #include "executable.hpp"
 #include "halo/sdk/versioned.hpp"
 #include "queue.hpp"
@@ -48,6 +49,13 @@ halo_semaphore_compatibility_t semaphore_compatibility(
   Semaphore* own = Semaphore::from(semaphore);
   if (own != nullptr && own->device == Device::cast(device)) {
     return HALO_SEMAPHORE_COMPATIBILITY_ALL;
+  }
+  // An import for device waits only is waited on by its own device's
+  // stream, and by nothing else (device_wait.hpp).
+  if (DeviceWaitSemaphore* import = DeviceWaitSemaphore::from(semaphore)) {
+    return import->device == Device::cast(device)
+               ? HALO_SEMAPHORE_COMPATIBILITY_DEVICE_WAIT
+               : HALO_SEMAPHORE_COMPATIBILITY_NONE;
   }
   return HALO_SEMAPHORE_COMPATIBILITY_HOST_WAIT |
          HALO_SEMAPHORE_COMPATIBILITY_HOST_SIGNAL;
@@ -104,6 +112,15 @@ halo_status_t import_buffer(halo_device_t* device,
   return Buffer::import(Device::cast(device), *params, *handle, out_buffer);
 }
 
+// OPAQUE_FD for device waits only (the capabilities name nothing else, and
+// libhalo has checked the handle against them).
+halo_status_t import_semaphore(halo_device_t* device,
+                               const halo_external_handle_t* handle,
+                               halo_semaphore_t** out_semaphore) {
+  return DeviceWaitSemaphore::import(Device::cast(device), *handle,
+                                     out_semaphore);
+}
+
 }  // namespace
 
 const halo_device_vtable_t Device::kVtable = {
@@ -122,7 +139,7 @@ const halo_device_vtable_t Device::kVtable = {
     .create_command_buffer = &create_command_buffer,
     .create_executable = &create_executable,
     .import_buffer = &import_buffer,
-    .import_semaphore = nullptr,
+    .import_semaphore = &import_semaphore,
 };
 
 Device::Device(Driver* driver, size_t index) noexcept

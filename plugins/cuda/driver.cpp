@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "cuda_status.hpp"
@@ -99,6 +100,15 @@ halo_status_t describe_device(sdk::Host host, const Api& api, int ordinal,
                   HALO_DEVICE_FEATURE_COMMAND_BUFFERS |
                   HALO_DEVICE_FEATURE_DISPATCH |
                   HALO_DEVICE_FEATURE_DEVICE_SEMAPHORE_WAIT;
+  // The stream's wait on an imported Vulkan timeline releases the work about
+  // 350 µs after the signal on NVIDIA's driver 580, a host hand-off within
+  // about 20 µs (bench/README.md, halo-bench-device-wait): libhalo is not
+  // asked to choose it unless HALO_CUDA_AUTOMATIC_DEVICE_WAITS=1 says the
+  // driver at hand is better.
+  const char* automatic = secure_getenv("HALO_CUDA_AUTOMATIC_DEVICE_WAITS");
+  if (automatic != nullptr && std::strcmp(automatic, "1") == 0) {
+    caps.features |= HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS;
+  }
   caps.max_semaphore_value_difference = HALO_SEMAPHORE_MAX_VALUE;
   size_t total_memory = 0;
   HALO_CUDA_RETURN_IF_ERROR(host, api, "cuDeviceTotalMem",
@@ -120,6 +130,10 @@ halo_status_t describe_device(sdk::Host host, const Api& api, int ordinal,
   // (cuImportExternalMemory), which CUDA offers on every Linux device.
   caps.buffer_import_types = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION |
                              HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD;
+  // A Vulkan timeline of the same GPU, exported as an opaque fd, is waited
+  // on by the stream (cuWaitExternalSemaphoresAsync); CUDA cannot read its
+  // payload, so the import is for device waits only (device_wait.hpp).
+  caps.semaphore_wait_import_types = HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD;
   const long page = sysconf(_SC_PAGESIZE);
   caps.host_allocation_alignment = page > 0 ? static_cast<uint64_t>(page) : 4096;
   std::snprintf(info.native_api, sizeof(info.native_api), "CUDA %d.%d",

@@ -16,6 +16,7 @@
 #include "command_buffer.hpp"
 #include "cuda_status.hpp"
 #include "device.hpp"
+#include "device_wait.hpp"
 #include "halo/sdk/spin.hpp"
 #include "submission.hpp"
 
@@ -101,6 +102,15 @@ void Queue::release_command_buffers(const halo_queue_execute_info_t& info,
 halo_status_t Queue::execute(Device* device,
                              const halo_queue_execute_info_t& info) noexcept {
   HALO_SDK_RETURN_IF_ERROR(sdk::check_single_queue_affinity(host_, info));
+  for (size_t i = 0; i < info.signal_count; ++i) {
+    if (DeviceWaitSemaphore::from(info.signal_semaphores[i]) != nullptr) {
+      return host_.make_status(HALO_STATUS_FAILED_PRECONDITION,
+                               "halo_device_queue_execute: "
+                               "info->signal_semaphores[%zu] was imported for "
+                               "device waits only",
+                               i);
+    }
+  }
   HALO_SDK_RETURN_IF_ERROR(acquire_command_buffers(device, info));
   Submission* submission = nullptr;
   halo_status_t status = sdk::guard(

@@ -3,6 +3,7 @@
 
 #include "command_buffer.hpp"
 #include "device.hpp"
+#include "device_wait.hpp"
 #include "semaphore.hpp"
 
 namespace halo::cuda {
@@ -10,6 +11,7 @@ Submission::Extra Submission::plan_extra(sdk::AllocationPlan& plan,
                                          const sdk::SubmissionLists& lists) {
   Extra extra;
   extra.chained_waits = plan.reserve<bool>(lists.waits.count);
+  extra.device_waits = plan.reserve<bool>(lists.waits.count);
   return extra;
 }
 
@@ -23,14 +25,26 @@ Submission::Submission(const Init& init, const Extra& extra,
                        Device* device) noexcept
     : sdk::Submission(init),
       device_(device),
-      chained_waits_(init.at<bool>(extra.chained_waits)) {
-  for (size_t i = 0; i < wait_count(); ++i) chained_waits_[i] = false;
+      chained_waits_(init.at<bool>(extra.chained_waits)),
+      device_waits_(init.at<bool>(extra.device_waits)) {
+  for (size_t i = 0; i < wait_count(); ++i) {
+    chained_waits_[i] = false;
+    device_waits_[i] = false;
+  }
 }
 
 void Submission::resolve_waits() noexcept {
   for (size_t i = 0; i < wait_count(); ++i) {
     halo_semaphore_t* semaphore = wait(i).semaphore;
     const uint64_t value = wait(i).value;
+    DeviceWaitSemaphore* import = DeviceWaitSemaphore::from(semaphore);
+    if (import != nullptr && import->device == device_) {
+      device_waits_[i] = true;
+      set_native(i);
+      continue;
+    }
+    // Another device's import for device waits stays host-side: its
+    // timepoint is refused, which fails the submission (external.h).
     uint64_t current = 0;
     halo_status_t status =
         sdk::semaphore_vtable(semaphore)->query(semaphore, &current);
@@ -50,6 +64,15 @@ void Submission::resolve_waits() noexcept {
 }
 
 bool Submission::issue() noexcept {
+  for (size_t i = 0; i < wait_count(); ++i) {
+    if (!device_waits_[i]) continue;
+    halo_status_t status = DeviceWaitSemaphore::cast(wait(i).semaphore)
+                               ->enqueue_wait(device_->stream, wait(i).value);
+    if (status != HALO_OK) {
+      record_failure(status);
+      return false;
+    }
+  }
   for (size_t i = 0; i < command_buffer_count(); ++i) {
     halo_status_t status =
         CommandBuffer::cast(command_buffer(i))->issue(device_->stream);

@@ -1,7 +1,9 @@
 // One queue_execute of the cuda plugin, from issue to completion.
 //
-// Waits are settled in three ways when the submission is made:
+// Waits are settled in four ways when the submission is made:
 //   * already reached: nothing to do;
+//   * on an import of this device for device waits only (device_wait.hpp):
+//     the stream waits for the value itself, before the work;
 //   * to be reached by work already issued on the device's stream (a cuda
 //     semaphore of this device whose record says so): nothing to do either,
 //     since the stream runs this submission's work after that work. This is
@@ -36,6 +38,7 @@ class Submission final : public sdk::Submission {
   // The arrays of the submission's own, in its one allocation.
   struct Extra {
     size_t chained_waits = 0;
+    size_t device_waits = 0;
   };
   static Extra plan_extra(sdk::AllocationPlan& plan,
                           const sdk::SubmissionLists& lists);
@@ -49,7 +52,8 @@ class Submission final : public sdk::Submission {
   // Marks native the waits that need no host (reached, or chained). Before
   // register_waits.
   void resolve_waits() noexcept;
-  // Issues the command buffers on the device's stream (the context
+  // Issues the device waits, then the command buffers, on the device's
+  // stream (the context
   // current, under the queue's issue lock), and records the signals of
   // this device's semaphores as issued. Returns false, with the failure
   // recorded, when an issue fails; whatever was issued before then still
@@ -71,6 +75,8 @@ class Submission final : public sdk::Submission {
   Device* device_;
   // Per wait: chained on work issued on the stream before.
   bool* chained_waits_;
+  // Per wait: on an import for device waits only, waited for by the stream.
+  bool* device_waits_;
 };
 
 }  // namespace halo::cuda

@@ -124,6 +124,12 @@ struct Semaphore {
   // |value| on its own (already reached, or a submission already handed to
   // the GPU signals at least |value|).
   bool gpu_reaches(uint64_t value) noexcept;
+  // The vtable's signal_committed (ABI 1.5): gpu_reaches for a semaphore
+  // that has not failed. Another plugin's device waits on an import of it
+  // only then (external.h).
+  bool signal_committed(uint64_t value) noexcept {
+    return !failed() && gpu_reaches(value);
+  }
   // Records that a submission about to be handed to the GPU signals
   // |value|. Returns false (nothing recorded) when Vulkan forbids it: the
   // value does not exceed the payload and every pending signal.

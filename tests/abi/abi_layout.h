@@ -22,7 +22,7 @@
 
 /* Version packing. */
 HALO_LAYOUT_ASSERT(HALO_ABI_VERSION_MAJOR == 1);
-HALO_LAYOUT_ASSERT(HALO_ABI_VERSION == 0x00010004u);
+HALO_LAYOUT_ASSERT(HALO_ABI_VERSION == 0x00010005u);
 HALO_LAYOUT_ASSERT(HALO_MAKE_VERSION(2, 3) == 0x00020003u);
 HALO_LAYOUT_ASSERT(HALO_VERSION_MAJOR(HALO_MAKE_VERSION(7, 9)) == 7);
 HALO_LAYOUT_ASSERT(HALO_VERSION_MINOR(HALO_MAKE_VERSION(7, 9)) == 9);
@@ -92,11 +92,13 @@ HALO_LAYOUT_ASSERT(offsetof(halo_device_vtable_t, create_executable) == 96);
 /* ABI 1.3 appended the imports where 1.0's 104 bytes ended. */
 HALO_LAYOUT_ASSERT(offsetof(halo_device_vtable_t, import_buffer) == 104);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_vtable_t, import_semaphore) == 112);
-HALO_LAYOUT_ASSERT(sizeof(halo_semaphore_vtable_t) == 80);
+HALO_LAYOUT_ASSERT(sizeof(halo_semaphore_vtable_t) == 88);
 HALO_LAYOUT_ASSERT(offsetof(halo_semaphore_vtable_t, query) == 16);
 HALO_LAYOUT_ASSERT(offsetof(halo_semaphore_vtable_t, acquire_timepoint) == 48);
 HALO_LAYOUT_ASSERT(offsetof(halo_semaphore_vtable_t, device) == 64);
 HALO_LAYOUT_ASSERT(offsetof(halo_semaphore_vtable_t, export_handle) == 72);
+/* ABI 1.5 appended this where 1.3's 80 bytes ended. */
+HALO_LAYOUT_ASSERT(offsetof(halo_semaphore_vtable_t, signal_committed) == 80);
 HALO_LAYOUT_ASSERT(sizeof(halo_buffer_vtable_t) == 64);
 HALO_LAYOUT_ASSERT(offsetof(halo_buffer_vtable_t, export_handle) == 56);
 HALO_LAYOUT_ASSERT(sizeof(halo_command_buffer_vtable_t) == 72);
@@ -154,7 +156,10 @@ HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, reserved1) == 228);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, buffer_export_types) == 232);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, semaphore_import_types) == 244);
 HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, host_allocation_alignment) == 248);
-HALO_LAYOUT_ASSERT(sizeof(halo_device_capabilities_t) == 256);
+/* ABI 1.5 appended these where 1.3's 256 bytes ended. */
+HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, semaphore_wait_import_types) == 256);
+HALO_LAYOUT_ASSERT(offsetof(halo_device_capabilities_t, reserved2) == 260);
+HALO_LAYOUT_ASSERT(sizeof(halo_device_capabilities_t) == 264);
 HALO_LAYOUT_ASSERT(sizeof(halo_queue_execute_info_t) == 80);
 HALO_LAYOUT_ASSERT(offsetof(halo_queue_execute_info_t, affinity) == 8);
 HALO_LAYOUT_ASSERT(offsetof(halo_queue_execute_info_t, wait_count) == 16);

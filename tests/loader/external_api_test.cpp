@@ -15,6 +15,7 @@
 
 #include "halo/external.h"
 #include "loader_test_util.hpp"
+#include "two_plugin_test.hpp"
 
 namespace halo_test {
 namespace {
@@ -223,6 +224,68 @@ TEST_F(ExternalApiTest, UnsupportedFlagsAndEntriesAreUnimplemented) {
                 "(it can as nothing)");
   EXPECT_EQ(semaphore, nullptr);
 }
+
+// ABI 1.5: an import for device waits only is checked against either
+// import list, and no other flag is taken; a plain semaphore of the cpu
+// plugin is no candidate for a device-side wait.
+TEST_F(ExternalApiTest, DeviceWaitImportsAreCheckedAgainstBothLists) {
+  const int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  halo_external_handle_t handle{};
+  handle.struct_size = sizeof(handle);
+  handle.type = HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD;
+  handle.fd = fd;
+  handle.flags = HALO_EXTERNAL_HANDLE_FLAG_DEVICE_WAITS_ONLY;
+  halo_semaphore_t* semaphore = nullptr;
+  expect_status(halo_semaphore_import(device_.get(), &handle, &semaphore),
+                HALO_STATUS_UNIMPLEMENTED,
+                "halo_semaphore_import: the device cannot import semaphores for device "
+                "waits as OPAQUE_FD (it can as nothing)");
+  handle.flags = HALO_EXTERNAL_HANDLE_FLAG_DEDICATED;
+  expect_status(halo_semaphore_import(device_.get(), &handle, &semaphore),
+                HALO_STATUS_INVALID_ARGUMENT,
+                "halo_semaphore_import: handle->flags 0x1 has bits other than "
+                "DEVICE_WAITS_ONLY");
+  EXPECT_EQ(semaphore, nullptr);
+  // Both refusals leave the fd with the caller.
+  EXPECT_NE(fcntl(fd, F_GETFD), -1);
+  close(fd);
+}
+
+#if defined(HALO_TEST_HAVE_CPU_PLUGIN) && defined(HALO_TEST_PEER_LIBRARY)
+using DeviceSideWaitTest = TwoPluginTest;
+
+// Neither plugin exports semaphores: a wait across them is no device-side
+// wait, and the host still hands it over.
+TEST_F(DeviceSideWaitTest, SemaphoresThatDoNotExportAreHandedOverByTheHost) {
+  halo_semaphore_t* semaphore = nullptr;
+  ASSERT_EQ(halo_semaphore_create(cpu_.get(), 0, 0, &semaphore), HALO_OK);
+  halo_semaphore_compatibility_t compatibility = 0;
+  ASSERT_EQ(halo_device_semaphore_compatibility(peer_.get(), semaphore, &compatibility),
+            HALO_OK);
+  EXPECT_EQ(compatibility & HALO_SEMAPHORE_COMPATIBILITY_DEVICE_WAIT, 0u);
+  halo_semaphore_t* done = nullptr;
+  ASSERT_EQ(halo_semaphore_create(peer_.get(), 0, 0, &done), HALO_OK);
+  const uint64_t one = 1;
+  halo_queue_execute_info_t info{};
+  info.struct_size = sizeof(info);
+  info.affinity = HALO_QUEUE_AFFINITY_ANY;
+  info.wait_count = 1;
+  info.wait_semaphores = &semaphore;
+  info.wait_values = &one;
+  info.signal_count = 1;
+  info.signal_semaphores = &done;
+  info.signal_values = &one;
+  ASSERT_EQ(halo_device_queue_execute(peer_.get(), &info), HALO_OK);
+  uint64_t value = 0;
+  ASSERT_EQ(halo_semaphore_query(done, &value), HALO_OK);
+  EXPECT_EQ(value, 0u);
+  ASSERT_EQ(halo_semaphore_signal(semaphore, 1), HALO_OK);
+  EXPECT_EQ(halo_semaphore_wait(done, 1, HALO_DEADLINE_INFINITE_FUTURE), HALO_OK);
+  halo_semaphore_release(done);
+  halo_semaphore_release(semaphore);
+}
+#endif
 
 // test_good reports nothing to share (its capabilities end before ABI 1.3's
 // members) and leaves every ABI 1.3 entry NULL.

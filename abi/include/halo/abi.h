@@ -14,8 +14,10 @@
  * native API, compute units, memory size and dispatch limits to
  * halo_device_info_t and halo_device_capabilities_t; 1.3 appended external
  * handles (external.h): export and import of buffers and semaphores; 1.4
- * added libhalo's fences and pollable wait handles (fence.h). */
-#define HALO_ABI_VERSION_MINOR 4
+ * added libhalo's fences and pollable wait handles (fence.h); 1.5 added
+ * device-side waits across plugins: semaphores imported for device waits
+ * only, and halo_semaphore_vtable_t.signal_committed (external.h). */
+#define HALO_ABI_VERSION_MINOR 5
 
 /* Packs a major/minor pair into one comparable 32-bit value. */
 #define HALO_MAKE_VERSION(major, minor) \

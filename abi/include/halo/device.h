@@ -82,6 +82,14 @@ typedef uint64_t halo_device_features_t;
 /* Waits on the device's own semaphores happen on the device, not the host. */
 #define HALO_DEVICE_FEATURE_DEVICE_SEMAPHORE_WAIT \
   ((halo_device_features_t)1u << 5)
+/* ABI 1.5: libhalo may, on its own, make this device wait on another
+ * plugin's semaphores through imports for device waits
+ * (semaphore_wait_import_types; external.h, "Device-side waits across
+ * plugins"). A plugin sets it where such a wait releases the device's work
+ * no later than a host hand-off would; without it, those imports serve only
+ * applications that make them. */
+#define HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS \
+  ((halo_device_features_t)1u << 6)
 
 typedef struct halo_device_capabilities_t {
   uint32_t struct_size;
@@ -158,6 +166,18 @@ typedef struct halo_device_capabilities_t {
    * HOST_ALLOCATION. */
   uint64_t host_allocation_alignment;
   /* --- ABI 1.3 ends here. --- */
+  /* The types the device imports for device waits only
+   * (HALO_EXTERNAL_HANDLE_FLAG_DEVICE_WAITS_ONLY): a semaphore its queues
+   * wait on natively, on the device, whatever the host knows of its
+   * payload. libhalo makes device-side waits across plugins through these
+   * types alone, and only on a device with
+   * HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS (external.h). A type may be
+   * in semaphore_import_types too.
+   * 0 from a plugin older than ABI 1.5. */
+  halo_external_handle_type_t semaphore_wait_import_types;
+  /* Zero; keeps the struct free of implicit padding. */
+  uint32_t reserved2;
+  /* --- ABI 1.5 ends here. --- */
 } halo_device_capabilities_t;
 
 /* A bitmask of queues; bit i is queue i. */
@@ -257,8 +277,11 @@ HALO_API HALO_MUST_USE halo_status_t halo_device_query_capabilities(
 
 /* Stores in |out_compatibility| what |device| can do with |semaphore|, which
  * may belong to any device of any plugin: HALO_SEMAPHORE_COMPATIBILITY_ALL
- * for the device's own semaphores, at least HOST_WAIT | HOST_SIGNAL for
- * others. Borrows both. Thread-safe. */
+ * for the device's own semaphores (DEVICE_WAIT alone for one imported for
+ * device waits only), at least HOST_WAIT | HOST_SIGNAL for others, with
+ * DEVICE_WAIT where the device waits on them on the device: natively, or
+ * through an import libhalo makes (external.h, "Device-side waits across
+ * plugins"). Borrows both. Thread-safe. */
 HALO_API HALO_MUST_USE halo_status_t halo_device_semaphore_compatibility(
     halo_device_t* device, halo_semaphore_t* semaphore,
     halo_semaphore_compatibility_t* out_compatibility);

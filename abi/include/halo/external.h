@@ -60,6 +60,55 @@
  * already waits for natively (behind a signal its own queue will make) may
  * still run when another side publishes a failure first.
  *
+ * Semaphores for device waits only (ABI 1.5). Some APIs wait on an
+ * imported timeline on the device but cannot read its payload on the host
+ * (CUDA's cuWaitExternalSemaphoresAsync). An import whose handle carries
+ * HALO_EXTERNAL_HANDLE_FLAG_DEVICE_WAITS_ONLY, by a device whose
+ * semaphore_wait_import_types names the type, may give such a semaphore:
+ * its device's queues wait on it natively, and that is all. Query, signal,
+ * fail, host waits, timepoints (so fences and waits mixing devices) and
+ * export return FAILED_PRECONDITION naming the call; its device's
+ * halo_device_queue_execute refuses it in a signal list with
+ * FAILED_PRECONDITION, and another device's submission that waits on it
+ * fails as on a failed semaphore, with that status (its work does not run);
+ * halo_device_semaphore_compatibility says DEVICE_WAIT for its own device,
+ * NONE for others. Nothing on the host sees the
+ * timeline through it, so a queue waiting on it for a value nobody signals
+ * waits for ever (wait_idle then returns DEADLINE_EXCEEDED at its
+ * deadline): as with Vulkan's and CUDA's own waits, the application makes
+ * sure the value comes, or lets libhalo decide (below).
+ *
+ * Device-side waits across plugins (ABI 1.5). A submission of device D that
+ * waits on (S, v), where S is another plugin's semaphore that D cannot wait
+ * on natively, is normally released by the host: a timepoint on S hands the
+ * work to D when v is reached. libhalo replaces that hand-off with a wait
+ * on the device, on its own, when all of these hold at submission:
+ *   - D reports HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS: its plugin
+ *     found its device's waits on imports no slower than a host hand-off
+ *     (CUDA's wait on a Vulkan timeline is not, on NVIDIA's driver 580:
+ *     bench/README.md, so the cuda plugin reports it only when asked);
+ *   - S was created with HALO_SEMAPHORE_FLAG_EXPORTABLE, and its device
+ *     exports a type that D imports for device waits
+ *     (semaphore_wait_import_types);
+ *   - S's plugin reports the signal committed (signal_committed: v is
+ *     reached, or work that signals v or more is already on S's device with
+ *     every wait of its own reached), and S has not failed.
+ * libhalo then exports S once, imports it into D (for device waits only)
+ * once, keeps the import while both live, and names the import instead of S
+ * in the submission; halo_device_semaphore_compatibility(D, S) reports
+ * DEVICE_WAIT for such a pair. Otherwise the host hand-off stays: in
+ * particular a signal still held behind a wait on the host (a host
+ * semaphore, or another hand-off) is never waited for on the device, so
+ * when that wait fails, S fails and the waiting work never runs (DESIGN.md
+ * §5). Once a signal is committed, S reaches v unless S's device is lost
+ * (or its submission is refused by the driver) or the application fails S
+ * with halo_semaphore_fail; then the failure value lands on the shared
+ * timeline, the waiting device is released and its work runs, as work that
+ * a device already waits for natively does (above). An import libhalo made
+ * holds D; it is let go when S is destroyed, and before each
+ * halo_device_release of D, so that an application's last release still
+ * tears D down.
+ *
  * Ordering of host access to shared memory follows buffer.h ("Host
  * access") on each side; semaphores order the devices. */
 #ifndef HALO_EXTERNAL_H_
@@ -125,11 +174,17 @@ HALO_API HALO_MUST_USE halo_status_t halo_semaphore_export(
 
 /* Makes a semaphore of |device| (borrowed) over the timeline |handle| names:
  * its payload is the exporter's, and a signal on either side is seen by
- * both. A new reference in |out_semaphore| (NULL on failure). Thread-safe.
- * See the top of this file for who owns the file descriptor.
+ * both. With HALO_EXTERNAL_HANDLE_FLAG_DEVICE_WAITS_ONLY in |handle->flags|
+ * the device may instead make a semaphore for its queues' waits only (see
+ * the top of this file). A new reference in |out_semaphore| (NULL on
+ * failure). Thread-safe. See the top of this file for who owns the file
+ * descriptor.
  * Returns INVALID_ARGUMENT for a bad |device|, NULL arguments, a struct_size
- * below ABI 1.3's, a |handle->type| that is not exactly one known bit or a
- * negative fd; UNIMPLEMENTED when the device cannot import that type; the
+ * below ABI 1.3's, a |handle->type| that is not exactly one known bit, a
+ * negative fd or |handle->flags| other than 0 or DEVICE_WAITS_ONLY;
+ * UNIMPLEMENTED when the device cannot import that type (in
+ * semaphore_import_types, or with DEVICE_WAITS_ONLY in either that or
+ * semaphore_wait_import_types); the
  * plugin's code naming the native call when the native API refuses the
  * handle. */
 HALO_API HALO_MUST_USE halo_status_t halo_semaphore_import(

@@ -18,6 +18,14 @@ typedef uint32_t halo_external_handle_type_t;
  * one exported buffer (Vulkan's VkMemoryDedicatedAllocateInfo); CUDA must
  * be told so when it imports the memory (CUDA_EXTERNAL_MEMORY_DEDICATED). */
 #define HALO_EXTERNAL_HANDLE_FLAG_DEDICATED ((uint32_t)1u << 0)
+/* Semaphore imports (ABI 1.5), set by the importer: the semaphore is for
+ * the importing device's queues to wait on, and nothing else. A device
+ * whose semaphore_wait_import_types names the type may then make a
+ * semaphore whose payload the host cannot read (CUDA waits on an imported
+ * Vulkan timeline but cannot query it); one whose semaphore_import_types
+ * names it makes a whole semaphore, as without the flag. external.h says
+ * what such a semaphore can do. */
+#define HALO_EXTERNAL_HANDLE_FLAG_DEVICE_WAITS_ONLY ((uint32_t)1u << 1)
 
 /* One external handle: what an export fills and an import reads. */
 typedef struct halo_external_handle_t {

@@ -37,8 +37,11 @@ typedef enum halo_wait_mode_e {
 } halo_wait_mode_t;
 
 /* What a device can do with a semaphore (halo_device_semaphore_compatibility).
- * A device's own semaphores are HALO_SEMAPHORE_COMPATIBILITY_ALL; foreign ones
- * are at least HOST_WAIT | HOST_SIGNAL. */
+ * A device's own semaphores are HALO_SEMAPHORE_COMPATIBILITY_ALL, except one
+ * it imported for device waits only, which is DEVICE_WAIT alone (external.h);
+ * foreign ones are at least HOST_WAIT | HOST_SIGNAL, and DEVICE_WAIT where
+ * libhalo can make the device wait on them natively (external.h, "Device-side
+ * waits across plugins"). */
 typedef enum halo_semaphore_compatibility_bits_e {
   HALO_SEMAPHORE_COMPATIBILITY_NONE = 0,
   HALO_SEMAPHORE_COMPATIBILITY_HOST_WAIT = 1 << 0,
@@ -130,6 +133,16 @@ typedef struct halo_semaphore_vtable_t {
                                  halo_external_handle_type_t type,
                                  halo_external_handle_t* out_handle);
   /* --- ABI 1.3 ends here. --- */
+  /* May be NULL (never committed). Never blocks. True when the payload
+   * already is at least |value|, or when work that signals |value| or more
+   * has been handed to the semaphore's device with every one of its waits
+   * reached, so that only the device itself brings the payload there (and
+   * only the device's loss, or halo_semaphore_fail, can fail it instead);
+   * false otherwise, and on a failed semaphore. libhalo asks it before it
+   * lets another plugin's device wait on an import of the semaphore
+   * (external.h). */
+  bool (*signal_committed)(halo_semaphore_t* semaphore, uint64_t value);
+  /* --- ABI 1.5 ends here. --- */
 } halo_semaphore_vtable_t;
 
 /* Semaphore creation flags (reserved for growth). */

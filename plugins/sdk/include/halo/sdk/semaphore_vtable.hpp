@@ -13,10 +13,11 @@
 //   halo_status_t wait(uint64_t value, halo_time_ns_t deadline) noexcept;
 //   halo_status_t acquire_timepoint(halo_timepoint_t* timepoint) noexcept;
 //   bool cancel_timepoint(halo_timepoint_t* timepoint) noexcept;
-// export_handle (ABI 1.3) is T's member of that name where T has one, and
-// NULL otherwise:
+// export_handle (ABI 1.3) and signal_committed (ABI 1.5) are T's members of
+// those names where T has them, and NULL otherwise:
 //   halo_status_t export_handle(halo_external_handle_type_t type,
 //                               halo_external_handle_t* out_handle) noexcept;
+//   bool signal_committed(uint64_t value) noexcept;
 // destroy calls `static void T::destroy(T*) noexcept` when T has it, and
 // otherwise destroys the object through its host. Every entry must be
 // noexcept: the vtable crosses the C ABI.
@@ -138,6 +139,23 @@ consteval auto export_entry() {
   }
 }
 
+template <class T>
+bool signal_committed(halo_semaphore_t* semaphore, uint64_t value) noexcept {
+  return T::cast(semaphore)->signal_committed(value);
+}
+
+// The committed-signal entry (ABI 1.5): NULL, so never committed, unless T
+// has `bool signal_committed(uint64_t) noexcept`.
+template <class T>
+consteval auto signal_committed_entry() {
+  using Entry = decltype(halo_semaphore_vtable_t::signal_committed);
+  if constexpr (requires(T* self) { self->signal_committed(uint64_t{}); }) {
+    return Entry{&signal_committed<T>};
+  } else {
+    return Entry{nullptr};
+  }
+}
+
 }  // namespace halo::sdk::semaphore_entries
 
 namespace halo::sdk {
@@ -155,6 +173,7 @@ inline constexpr halo_semaphore_vtable_t kSemaphoreVtable = {
     .cancel_timepoint = &semaphore_entries::cancel_timepoint<T>,
     .device = &semaphore_entries::device<T>,
     .export_handle = semaphore_entries::export_entry<T>(),
+    .signal_committed = semaphore_entries::signal_committed_entry<T>(),
 };
 
 // True when |semaphore| (any plugin's, or NULL) is a T.

@@ -1,0 +1,256 @@
+#include "device_side_waits.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "check.hpp"
+#include "external_checks.hpp"
+#include "halo/external.h"
+#include "log.hpp"
+#include "object_refs.hpp"
+
+namespace halo::loader {
+namespace {
+
+struct PairKey {
+  const void* semaphore;
+  const void* device;
+  bool operator==(const PairKey&) const = default;
+};
+
+struct PairHash {
+  size_t operator()(const PairKey& key) const noexcept {
+    const auto a = reinterpret_cast<uintptr_t>(key.semaphore);
+    const auto b = reinterpret_cast<uintptr_t>(key.device);
+    return std::hash<uintptr_t>()(a ^ (b * 0x9E3779B97F4A7C15ull));
+  }
+};
+
+// Every (semaphore, device) pair libhalo has tried, with its import, or NULL
+// when the pair cannot share (tried once, not again).
+class ImportTable {
+ public:
+  // Returns the pair's import, retained, or NULL (not tried yet: *tried
+  // false; cannot share: *tried true).
+  halo_semaphore_t* find(const PairKey& key, bool* tried) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = entries_.find(key);
+    *tried = found != entries_.end();
+    if (!*tried || found->second == nullptr) return nullptr;
+    retain_object(as_object(found->second));
+    return found->second;
+  }
+
+  // Records the pair's |import| (a new reference, or NULL), unless another
+  // thread got there first. Returns what the table keeps, retained, and
+  // releases |import| when it is not that.
+  halo_semaphore_t* insert(const PairKey& key, halo_semaphore_t* import) {
+    halo_semaphore_t* kept = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto [entry, inserted] = entries_.try_emplace(key, import);
+      kept = entry->second;
+      if (inserted) size_.store(entries_.size(), std::memory_order_relaxed);
+      if (kept != nullptr) retain_object(as_object(kept));
+      if (inserted) import = nullptr;
+    }
+    release_object(as_object(import));
+    return kept;
+  }
+
+  // Removes every entry |matches| selects and releases their imports,
+  // outside the lock: a release may cascade into plugins (the device, its
+  // driver), which may release semaphores and so come back here. In
+  // batches, so that it allocates nothing.
+  template <typename Matches>
+  void forget(Matches matches) noexcept {
+    if (size_.load(std::memory_order_relaxed) == 0) return;
+    constexpr size_t kBatch = 16;
+    bool more = true;
+    while (more) {
+      halo_semaphore_t* gone[kBatch];
+      size_t count = 0;
+      more = false;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (auto entry = entries_.begin(); entry != entries_.end();) {
+          if (!matches(entry->first)) {
+            ++entry;
+            continue;
+          }
+          if (entry->second != nullptr) {
+            if (count == kBatch) {
+              more = true;
+              break;
+            }
+            gone[count++] = entry->second;
+          }
+          entry = entries_.erase(entry);
+        }
+        size_.store(entries_.size(), std::memory_order_relaxed);
+      }
+      for (size_t i = 0; i < count; ++i) release_object(as_object(gone[i]));
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<PairKey, halo_semaphore_t*, PairHash> entries_;
+  // entries_.size(), read without the lock so that releases of semaphores
+  // and devices cost one load while no import exists.
+  std::atomic<size_t> size_{0};
+};
+
+ImportTable& table() {
+  // Never destroyed: semaphores may be released from threads that outlive
+  // static destruction.
+  static ImportTable* instance = new ImportTable();
+  return *instance;
+}
+
+const halo_semaphore_vtable_t* semaphore_vtable(halo_semaphore_t* semaphore) {
+  return vtable_of<halo_semaphore_vtable_t>(semaphore);
+}
+
+// True when |semaphore| belongs to another plugin than |device| and may be
+// shared with it: its plugin says when a signal is committed, exports, and
+// |device|'s plugin does not already wait on it natively.
+bool candidate(halo_device_t* device, halo_semaphore_t* semaphore) noexcept {
+  const auto* vtable = semaphore_vtable(semaphore);
+  if (!HALO_VTABLE_HAS(vtable, halo_semaphore_vtable_t, signal_committed) ||
+      !HALO_VTABLE_HAS(vtable, halo_semaphore_vtable_t, export_handle)) {
+    return false;
+  }
+  halo_device_t* owner = vtable->device(semaphore);
+  if (owner == nullptr || as_object(owner)->vtable == as_object(device)->vtable) {
+    return false;  // Its own plugin's: the plugin decides.
+  }
+  const auto* device_vtable = vtable_of<halo_device_vtable_t>(device);
+  if (!HALO_VTABLE_HAS(device_vtable, halo_device_vtable_t, import_semaphore)) {
+    return false;
+  }
+  return (device_vtable->semaphore_compatibility(device, semaphore) &
+          HALO_SEMAPHORE_COMPATIBILITY_DEVICE_WAIT) == 0;
+}
+
+// Exports |semaphore| in each type its device exports and |device| imports
+// for device waits, until an import succeeds. Returns the import (a new
+// reference) or NULL, saying why when HALO_LOADER_DEBUG asks.
+halo_semaphore_t* make_import(halo_device_t* device,
+                              halo_semaphore_t* semaphore) noexcept {
+  static const char kFunction[] = "device-side wait";
+  halo_device_capabilities_t waiter;
+  halo_device_capabilities_t exporter;
+  halo_status_t status = query_capabilities(device, kFunction, &waiter);
+  if (status == nullptr) {
+    status = query_capabilities(semaphore_vtable(semaphore)->device(semaphore),
+                                kFunction, &exporter);
+  }
+  if (status != nullptr) {
+    halo_status_free(status);
+    return nullptr;
+  }
+  if ((waiter.features & HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS) == 0) {
+    return nullptr;  // Its imports are for applications that make them.
+  }
+  const halo_external_handle_type_t types =
+      exporter.semaphore_export_types & waiter.semaphore_wait_import_types;
+  for (halo_external_handle_type_t type = 1;
+       type & HALO_EXTERNAL_HANDLE_TYPES_KNOWN; type <<= 1) {
+    if ((types & type) == 0) continue;
+    halo_external_handle_t handle = {};
+    handle.struct_size = sizeof(handle);
+    status = halo_semaphore_export(semaphore, type, &handle);
+    halo_semaphore_t* import = nullptr;
+    if (status == nullptr) {
+      handle.flags |= HALO_EXTERNAL_HANDLE_FLAG_DEVICE_WAITS_ONLY;
+      status = halo_semaphore_import(device, &handle, &import);
+      // A failed import leaves the descriptor with its caller (external.h).
+      if (status != nullptr && handle.fd >= 0) close(handle.fd);
+    }
+    if (status == nullptr) {
+      log_message(HALO_LOG_LEVEL_INFO,
+                  "device-side waits: a semaphore shared as %s",
+                  handle_type_name(type));
+      return import;
+    }
+    if (log_enabled(HALO_LOG_LEVEL_DEBUG)) {
+      log_message(HALO_LOG_LEVEL_DEBUG,
+                  "device-side waits: not as %s: %s (the host hands off)",
+                  handle_type_name(type), halo_status_message(status));
+    }
+    halo_status_free(status);
+  }
+  return nullptr;
+}
+
+// The pair's import, retained, or NULL; made on first use.
+halo_semaphore_t* import_for(halo_device_t* device,
+                             halo_semaphore_t* semaphore) {
+  const PairKey key{semaphore, device};
+  bool tried = false;
+  halo_semaphore_t* import = table().find(key, &tried);
+  if (tried) return import;
+  return table().insert(key, make_import(device, semaphore));
+}
+
+}  // namespace
+
+DeviceSideWaits::~DeviceSideWaits() {
+  for (halo_semaphore_t* import : imports_) release_object(as_object(import));
+}
+
+const halo_queue_execute_info_t* DeviceSideWaits::apply(
+    halo_device_t* device, const halo_queue_execute_info_t* info) {
+  for (size_t i = 0; i < info->wait_count; ++i) {
+    halo_semaphore_t* semaphore = info->wait_semaphores[i];
+    if (!candidate(device, semaphore)) continue;
+    imports_.reserve(imports_.size() + 1);
+    halo_semaphore_t* import = import_for(device, semaphore);
+    if (import == nullptr) continue;
+    imports_.push_back(import);
+    // Asked at submission: a signal committed now stays committed, and one
+    // that is not is waited for by the host.
+    if (!semaphore_vtable(semaphore)->signal_committed(semaphore,
+                                                       info->wait_values[i])) {
+      continue;
+    }
+    if (waits_.empty()) {
+      waits_.assign(info->wait_semaphores,
+                    info->wait_semaphores + info->wait_count);
+    }
+    waits_[i] = import;
+  }
+  if (waits_.empty()) return info;
+  info_ = *info;
+  info_.struct_size = sizeof(info_);
+  info_.wait_semaphores = waits_.data();
+  return &info_;
+}
+
+bool device_side_wait_possible(halo_device_t* device,
+                               halo_semaphore_t* semaphore) noexcept {
+  try {
+    if (!candidate(device, semaphore)) return false;
+    halo_semaphore_t* import = import_for(device, semaphore);
+    release_object(as_object(import));
+    return import != nullptr;
+  } catch (...) {
+    return false;  // Out of memory: the host hands off.
+  }
+}
+
+void forget_imports_of_semaphore(halo_object_t* semaphore) noexcept {
+  table().forget(
+      [&](const PairKey& key) { return key.semaphore == semaphore; });
+}
+
+void forget_imports_into_device(halo_device_t* device) noexcept {
+  table().forget([&](const PairKey& key) { return key.device == device; });
+}
+
+}  // namespace halo::loader
