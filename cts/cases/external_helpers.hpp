@@ -211,6 +211,32 @@ inline void check_buffer_import_invalid(halo_device_t* device, const halo_buffer
                                      " failed but left out_buffer non-NULL, expected NULL");
 }
 
+// Creates a semaphore with |flags|; fails the case unless OK.
+inline SemaphoreRef create_semaphore(halo_device_t* device, uint64_t initial_value,
+                                     halo_semaphore_flags_t flags) {
+  SemaphoreRef semaphore;
+  halo_status_t status = halo_semaphore_create(device, initial_value, flags, semaphore.out());
+  CTS_ASSERT_MSG(status == nullptr, "halo_semaphore_create(flags " + std::to_string(flags) +
+                                        ") returned " + take_status_text(status) +
+                                        ", expected OK");
+  return semaphore;
+}
+
+// Exports |semaphore| as |type|; fails the case unless OK with an fd handle
+// of that type.
+inline halo_external_handle_t export_semaphore(halo_semaphore_t* semaphore,
+                                               halo_external_handle_type_t type) {
+  halo_external_handle_t handle = empty_handle();
+  halo_status_t status = halo_semaphore_export(semaphore, type, &handle);
+  CTS_ASSERT_MSG(status == nullptr, std::string("halo_semaphore_export(") +
+                                        handle_type_text(type) + ") returned " +
+                                        take_status_text(status) + ", expected OK");
+  CTS_ASSERT_MSG(handle.type == type && handle.fd >= 0,
+                 std::string("expected a ") + handle_type_text(type) + " handle with an fd, got " +
+                     handle_types_text(handle.type) + " with fd " + std::to_string(handle.fd));
+  return handle;
+}
+
 // A HOST_ALLOCATION handle of |size| bytes at |pointer|.
 inline halo_external_handle_t host_handle(void* pointer, uint64_t size) {
   halo_external_handle_t handle = empty_handle();

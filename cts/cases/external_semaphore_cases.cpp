@@ -14,38 +14,12 @@ using namespace halo::cts;
 // A type bit ABI 1.3 does not define.
 constexpr halo_external_handle_type_t kUnknownType = 1u << 3;
 
-// Creates a semaphore with |flags|; fails the case unless OK.
-SemaphoreRef create_semaphore(halo_device_t* device, uint64_t initial_value,
-                              halo_semaphore_flags_t flags) {
-  SemaphoreRef semaphore;
-  halo_status_t status = halo_semaphore_create(device, initial_value, flags, semaphore.out());
-  CTS_ASSERT_MSG(status == nullptr, "halo_semaphore_create(flags " + std::to_string(flags) +
-                                        ") returned " + take_status_text(status) +
-                                        ", expected OK");
-  return semaphore;
-}
-
 // A semaphore to export: EXPORTABLE where the device exports any type, else
 // a plain one (no semaphore of such a device can be EXPORTABLE).
 SemaphoreRef semaphore_to_export(Context& ctx) {
   const bool exports = ctx.capabilities().semaphore_export_types != 0;
   return create_semaphore(ctx.device(), 0,
                           exports ? HALO_SEMAPHORE_FLAG_EXPORTABLE : HALO_SEMAPHORE_FLAG_NONE);
-}
-
-// Exports |semaphore| as |type|; fails the case unless OK with an fd handle
-// of that type.
-halo_external_handle_t export_semaphore(halo_semaphore_t* semaphore,
-                                        halo_external_handle_type_t type) {
-  halo_external_handle_t handle = empty_handle();
-  halo_status_t status = halo_semaphore_export(semaphore, type, &handle);
-  CTS_ASSERT_MSG(status == nullptr, std::string("halo_semaphore_export(") +
-                                        handle_type_text(type) + ") returned " +
-                                        take_status_text(status) + ", expected OK");
-  CTS_ASSERT_MSG(handle.type == type && handle.fd >= 0,
-                 std::string("expected a ") + handle_type_text(type) + " handle with an fd, got " +
-                     handle_types_text(handle.type) + " with fd " + std::to_string(handle.fd));
-  return handle;
 }
 
 HALO_CTS_CASE("external.semaphore.exportable_needs_support", kNeedSemaphores,
