@@ -22,7 +22,6 @@
 // runs written by hand against both APIs (device_wait_native.cpp).
 #include <benchmark/benchmark.h>
 
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "device_facts.hpp"
 #include "halo/halo.h"
 #ifdef HALO_BENCH_DEVICE_WAIT_NATIVE
 #include "device_wait_native.hpp"
@@ -122,28 +122,6 @@ void chain(benchmark::State& state, Pair pair, bool device_side, int links) {
   halo_semaphore_release(a);
 }
 
-halo_device_capabilities_t capabilities(halo_device_t* device) {
-  halo_device_capabilities_t caps{};
-  caps.struct_size = sizeof(caps);
-  check(halo_device_query_capabilities(device, &caps), "capabilities");
-  return caps;
-}
-
-halo_device_info_t info_of(halo_device_t* device) {
-  halo_device_info_t info{};
-  info.struct_size = sizeof(info);
-  check(halo_device_query_info(device, &info), "device info");
-  return info;
-}
-
-// The native API's name, lower-cased ("vulkan", "cuda").
-std::string api_of(const halo_device_info_t& info) {
-  std::string api(info.native_api, strnlen(info.native_api, sizeof(info.native_api)));
-  api = api.substr(0, api.find(' '));
-  for (char& c : api) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return api;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -159,24 +137,27 @@ int main(int argc, char** argv) {
       halo_status_free(status);
       continue;
     }
-    if (capabilities(device).features & HALO_DEVICE_FEATURE_QUEUES) devices.push_back(device);
+    if (halo::bench::capabilities_of(device).features & HALO_DEVICE_FEATURE_QUEUES) {
+      devices.push_back(device);
+    }
   }
   static const uint8_t kNoUuid[16] = {};
   int registered = 0;
   for (halo_device_t* exporter : devices) {
     for (halo_device_t* waiter : devices) {
-      const halo_device_info_t exporter_info = info_of(exporter);
-      const halo_device_info_t waiter_info = info_of(waiter);
+      const halo_device_info_t exporter_info = halo::bench::info_of(exporter);
+      const halo_device_info_t waiter_info = halo::bench::info_of(waiter);
       const bool one_gpu =
           std::memcmp(exporter_info.uuid, waiter_info.uuid, sizeof(kNoUuid)) == 0 &&
           std::memcmp(exporter_info.uuid, kNoUuid, sizeof(kNoUuid)) != 0;
       if (exporter == waiter || !one_gpu ||
-          (capabilities(exporter).semaphore_export_types &
-           capabilities(waiter).semaphore_wait_import_types) == 0) {
+          (halo::bench::capabilities_of(exporter).semaphore_export_types &
+           halo::bench::capabilities_of(waiter).semaphore_wait_import_types) == 0) {
         continue;
       }
       const Pair pair{exporter, waiter};
-      const std::string name = api_of(exporter_info) + "_to_" + api_of(waiter_info);
+      const std::string name = halo::bench::native_api_name(exporter) + "_to_" +
+                               halo::bench::native_api_name(waiter);
 #ifdef HALO_BENCH_DEVICE_WAIT_NATIVE
       if (name == "vulkan_to_cuda") halo::bench::register_native_three_hops(exporter_info.uuid, name);
 #endif

@@ -13,13 +13,13 @@
 // Every device that imports HOST_ALLOCATION is paired with the cpu device.
 #include <benchmark/benchmark.h>
 
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "device_facts.hpp"
 #include "halo/halo.h"
 
 namespace {
@@ -174,25 +174,6 @@ void host_copy(benchmark::State& state, const Pair& pair) {
   halo_semaphore_release(produced);
 }
 
-halo_device_capabilities_t capabilities(halo_device_t* device) {
-  halo_device_capabilities_t caps{};
-  caps.struct_size = sizeof(caps);
-  check(halo_device_query_capabilities(device, &caps), "capabilities");
-  return caps;
-}
-
-// The native API's name, lower-cased ("vulkan", "opencl"; "host" for the
-// cpu device), which names the plugin in the benchmark's name.
-std::string api_of(halo_device_t* device) {
-  halo_device_info_t info{};
-  info.struct_size = sizeof(info);
-  check(halo_device_query_info(device, &info), "device info");
-  std::string api(info.native_api, strnlen(info.native_api, sizeof(info.native_api)));
-  api = api.substr(0, api.find(' '));
-  for (char& c : api) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return api;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -209,8 +190,8 @@ int main(int argc, char** argv) {
       halo_status_free(status);
       continue;
     }
-    const halo_device_capabilities_t caps = capabilities(device);
-    const std::string plugin = api_of(device);
+    const halo_device_capabilities_t caps = halo::bench::capabilities_of(device);
+    const std::string plugin = halo::bench::native_api_name(device);
     if (plugin == "host" && cpu == nullptr &&
         (caps.buffer_export_types & HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION)) {
       cpu = device;
