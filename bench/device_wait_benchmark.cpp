@@ -38,19 +38,11 @@
 
 namespace {
 
-[[noreturn]] void die(const char* what, halo_status_t status) {
-  std::fprintf(stderr, "halo-bench-device-wait: %s: %s\n", what,
-               status != nullptr ? halo_status_message(status) : "failed");
-  std::abort();
-}
-
-void check(halo_status_t status, const char* what) {
-  if (status != HALO_OK) [[unlikely]] die(what, status);
-}
+using halo::bench::check_or_die;
 
 halo_semaphore_t* make_semaphore(halo_device_t* device, halo_semaphore_flags_t flags) {
   halo_semaphore_t* semaphore = nullptr;
-  check(halo_semaphore_create(device, 0, flags, &semaphore), "semaphore create");
+  check_or_die(halo_semaphore_create(device, 0, flags, &semaphore), "semaphore create");
   return semaphore;
 }
 
@@ -76,7 +68,7 @@ void hop(halo_device_t* device, std::initializer_list<std::pair<halo_semaphore_t
   info.signal_count = 1;
   info.signal_semaphores = &signal;
   info.signal_values = &value;
-  check(halo_device_queue_execute(device, &info), "queue execute");
+  check_or_die(halo_device_queue_execute(device, &info), "queue execute");
 }
 
 struct Pair {
@@ -92,7 +84,7 @@ void chain(benchmark::State& state, Pair pair, bool device_side, int links) {
   halo_semaphore_t* b = make_semaphore(pair.waiter, HALO_SEMAPHORE_FLAG_NONE);
   halo_semaphore_t* c = make_semaphore(pair.exporter, HALO_SEMAPHORE_FLAG_NONE);
   halo_semaphore_compatibility_t compatibility = 0;
-  check(halo_device_semaphore_compatibility(pair.waiter, a, &compatibility), "compatibility");
+  check_or_die(halo_device_semaphore_compatibility(pair.waiter, a, &compatibility), "compatibility");
   const bool on_device = (compatibility & HALO_SEMAPHORE_COMPATIBILITY_DEVICE_WAIT) != 0;
   if (on_device != device_side) {
     state.SkipWithError(device_side ? "libhalo does not make the waiter wait on the "
@@ -112,11 +104,11 @@ void chain(benchmark::State& state, Pair pair, bool device_side, int links) {
       hop(pair.waiter, {{a, value}, {b, value - 1}}, b, value);
       hop(pair.exporter, {{b, value}, {c, value - 1}}, c, value);
     }
-    check(halo_semaphore_wait(c, value, HALO_DEADLINE_INFINITE_FUTURE), "wait");
+    check_or_die(halo_semaphore_wait(c, value, HALO_DEADLINE_INFINITE_FUTURE), "wait");
   }
   state.counters["links"] = static_cast<double>(links);
-  check(halo_device_wait_idle(pair.waiter, HALO_DEADLINE_INFINITE_FUTURE), "wait idle");
-  check(halo_device_wait_idle(pair.exporter, HALO_DEADLINE_INFINITE_FUTURE), "wait idle");
+  check_or_die(halo_device_wait_idle(pair.waiter, HALO_DEADLINE_INFINITE_FUTURE), "wait idle");
+  check_or_die(halo_device_wait_idle(pair.exporter, HALO_DEADLINE_INFINITE_FUTURE), "wait idle");
   halo_semaphore_release(c);
   halo_semaphore_release(b);
   halo_semaphore_release(a);
@@ -127,18 +119,13 @@ void chain(benchmark::State& state, Pair pair, bool device_side, int links) {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   halo_registry_t* registry = nullptr;
-  check(halo_registry_create(nullptr, &registry), "registry create");
-  size_t count = 0;
-  check(halo_registry_device_count(registry, &count), "device count");
+  check_or_die(halo_registry_create(nullptr, &registry), "registry create");
   std::vector<halo_device_t*> devices;
-  for (size_t i = 0; i < count; ++i) {
-    halo_device_t* device = nullptr;
-    if (halo_status_t status = halo_registry_create_device(registry, i, nullptr, &device)) {
-      halo_status_free(status);
-      continue;
-    }
+  for (halo_device_t* device : halo::bench::create_every_device(registry)) {
     if (halo::bench::capabilities_of(device).features & HALO_DEVICE_FEATURE_QUEUES) {
       devices.push_back(device);
+    } else {
+      halo_device_release(device);
     }
   }
   static const uint8_t kNoUuid[16] = {};

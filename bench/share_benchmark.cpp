@@ -26,15 +26,7 @@ namespace {
 
 constexpr uint64_t kBytes = uint64_t{64} << 20;
 
-[[noreturn]] void die(const char* what, halo_status_t status) {
-  std::fprintf(stderr, "halo-bench-share: %s: %s\n", what,
-               status != nullptr ? halo_status_message(status) : "failed");
-  std::abort();
-}
-
-void check(halo_status_t status, const char* what) {
-  if (status != HALO_OK) [[unlikely]] die(what, status);
-}
+using halo::bench::check_or_die;
 
 halo_buffer_t* allocate(halo_device_t* device, halo_memory_type_t memory,
                         halo_buffer_usage_t usage, halo_buffer_flags_t flags = 0) {
@@ -45,7 +37,7 @@ halo_buffer_t* allocate(halo_device_t* device, halo_memory_type_t memory,
   params.flags = flags;
   params.size = kBytes;
   halo_buffer_t* buffer = nullptr;
-  check(halo_buffer_allocate(device, &params, &buffer), "buffer allocate");
+  check_or_die(halo_buffer_allocate(device, &params, &buffer), "buffer allocate");
   return buffer;
 }
 
@@ -53,12 +45,12 @@ halo_buffer_t* allocate(halo_device_t* device, halo_memory_type_t memory,
 template <typename Record>
 halo_command_buffer_t* record(halo_device_t* device, Record commands) {
   halo_command_buffer_t* command_buffer = nullptr;
-  check(halo_command_buffer_create(device, HALO_COMMAND_BUFFER_MODE_REUSABLE,
+  check_or_die(halo_command_buffer_create(device, HALO_COMMAND_BUFFER_MODE_REUSABLE,
                                    &command_buffer),
         "command buffer create");
-  check(halo_command_buffer_begin(command_buffer), "begin");
+  check_or_die(halo_command_buffer_begin(command_buffer), "begin");
   commands(command_buffer);
-  check(halo_command_buffer_end(command_buffer), "end");
+  check_or_die(halo_command_buffer_end(command_buffer), "end");
   return command_buffer;
 }
 
@@ -76,17 +68,17 @@ void execute(halo_device_t* device, halo_command_buffer_t* commands,
   info.signal_values = &signal_value;
   info.command_buffer_count = 1;
   info.command_buffers = &commands;
-  check(halo_device_queue_execute(device, &info), "queue execute");
+  check_or_die(halo_device_queue_execute(device, &info), "queue execute");
 }
 
 halo_semaphore_t* semaphore(halo_device_t* device) {
   halo_semaphore_t* semaphore = nullptr;
-  check(halo_semaphore_create(device, 0, 0, &semaphore), "semaphore create");
+  check_or_die(halo_semaphore_create(device, 0, 0, &semaphore), "semaphore create");
   return semaphore;
 }
 
 void wait(halo_semaphore_t* semaphore, uint64_t value) {
-  check(halo_semaphore_wait(semaphore, value, HALO_DEADLINE_INFINITE_FUTURE), "wait");
+  check_or_die(halo_semaphore_wait(semaphore, value, HALO_DEADLINE_INFINITE_FUTURE), "wait");
 }
 
 // The objects of one producer → consumer pair; kept for the whole run.
@@ -112,14 +104,14 @@ Pair make_pair(halo_device_t* producer, halo_device_t* consumer) {
                            transfer | HALO_BUFFER_USAGE_MAPPING, HALO_BUFFER_FLAG_EXPORTABLE);
   halo_external_handle_t handle{};
   handle.struct_size = sizeof(handle);
-  check(halo_buffer_export(pair.produced, HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION, &handle),
+  check_or_die(halo_buffer_export(pair.produced, HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION, &handle),
         "buffer export");
   halo_buffer_params_t params{};
   params.struct_size = sizeof(params);
   params.memory_type = HALO_MEMORY_TYPE_HOST_VISIBLE;
   params.usage = HALO_BUFFER_USAGE_TRANSFER_SOURCE;
   params.size = kBytes;
-  check(halo_buffer_import(consumer, &params, &handle, &pair.imported), "buffer import");
+  check_or_die(halo_buffer_import(consumer, &params, &handle, &pair.imported), "buffer import");
   pair.staging = allocate(consumer,
                           HALO_MEMORY_TYPE_HOST_VISIBLE | HALO_MEMORY_TYPE_HOST_COHERENT,
                           HALO_BUFFER_USAGE_TRANSFER_SOURCE | HALO_BUFFER_USAGE_MAPPING);
@@ -127,18 +119,18 @@ Pair make_pair(halo_device_t* producer, halo_device_t* consumer) {
                         HALO_BUFFER_USAGE_TRANSFER_TARGET);
   const uint32_t pattern = 0x3f800000u;
   pair.fill = record(producer, [&](halo_command_buffer_t* commands) {
-    check(halo_command_buffer_fill(commands, pair.produced, 0, kBytes, &pattern,
+    check_or_die(halo_command_buffer_fill(commands, pair.produced, 0, kBytes, &pattern,
                                    sizeof(pattern)),
           "fill");
   });
   pair.copy_imported = record(consumer, [&](halo_command_buffer_t* commands) {
-    check(halo_command_buffer_copy(commands, pair.imported, 0, pair.local, 0, kBytes), "copy");
+    check_or_die(halo_command_buffer_copy(commands, pair.imported, 0, pair.local, 0, kBytes), "copy");
   });
   pair.copy_staging = record(consumer, [&](halo_command_buffer_t* commands) {
-    check(halo_command_buffer_copy(commands, pair.staging, 0, pair.local, 0, kBytes), "copy");
+    check_or_die(halo_command_buffer_copy(commands, pair.staging, 0, pair.local, 0, kBytes), "copy");
   });
-  check(halo_buffer_map_range(pair.produced, 0, kBytes, &pair.produced_bytes), "map");
-  check(halo_buffer_map_range(pair.staging, 0, kBytes, &pair.staging_bytes), "map");
+  check_or_die(halo_buffer_map_range(pair.produced, 0, kBytes, &pair.produced_bytes), "map");
+  check_or_die(halo_buffer_map_range(pair.staging, 0, kBytes, &pair.staging_bytes), "map");
   return pair;
 }
 
@@ -179,9 +171,9 @@ void host_copy(benchmark::State& state, const Pair& pair) {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   halo_registry_t* registry = nullptr;
-  check(halo_registry_create(nullptr, &registry), "registry create");
+  check_or_die(halo_registry_create(nullptr, &registry), "registry create");
   size_t count = 0;
-  check(halo_registry_device_count(registry, &count), "device count");
+  check_or_die(halo_registry_device_count(registry, &count), "device count");
   halo_device_t* cpu = nullptr;
   std::vector<std::pair<std::string, halo_device_t*>> consumers;
   for (size_t i = 0; i < count; ++i) {
