@@ -100,11 +100,11 @@ halo_status_t describe_device(sdk::Host host, const Api& api, int ordinal,
                   HALO_DEVICE_FEATURE_COMMAND_BUFFERS |
                   HALO_DEVICE_FEATURE_DISPATCH |
                   HALO_DEVICE_FEATURE_DEVICE_SEMAPHORE_WAIT;
-  // The stream's wait on an imported Vulkan timeline releases the work about
-  // 350 µs after the signal on NVIDIA's driver 580, a host hand-off within
-  // about 20 µs (bench/README.md, halo-bench-device-wait): libhalo is not
-  // asked to choose it unless HALO_CUDA_AUTOMATIC_DEVICE_WAITS=1 says the
-  // driver at hand is better.
+  // The stream's wait on an imported Vulkan timeline adds about 300 µs over
+  // a host hand-off on NVIDIA's driver 580, written by hand as in halo
+  // (bench/README.md, halo-bench-device-wait): libhalo is not asked to
+  // choose it unless HALO_CUDA_AUTOMATIC_DEVICE_WAITS=1 says the driver at
+  // hand is better.
   const char* automatic = secure_getenv("HALO_CUDA_AUTOMATIC_DEVICE_WAITS");
   if (automatic != nullptr && std::strcmp(automatic, "1") == 0) {
     caps.features |= HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS;
