@@ -145,9 +145,6 @@ void halo_device_retain(halo_device_t* device) {
 }
 
 void halo_device_release(halo_device_t* device) {
-  // The imports libhalo made into the device hold it; they go first, so
-  // that the application's last release tears the device down now.
-  if (device != nullptr) forget_imports_into_device(device);
   release_checked(as_object(device), "halo_device_release");
 }
 
@@ -201,6 +198,13 @@ halo_status_t halo_device_semaphore_compatibility(
   }
   *out_compatibility =
       device_vtable(device)->semaphore_compatibility(device, semaphore);
+  // Another device can do nothing with an import for device waits only,
+  // whatever its plugin says of a foreign semaphore (external.h).
+  if (*out_compatibility != HALO_SEMAPHORE_COMPATIBILITY_DEVICE_WAIT &&
+      for_device_waits_only(semaphore)) {
+    *out_compatibility = HALO_SEMAPHORE_COMPATIBILITY_NONE;
+    return nullptr;
+  }
   // Validation keeps every host hand-off (halo_device_queue_execute).
   if (!validation::enabled() && device_side_wait_possible(device, semaphore)) {
     *out_compatibility |= HALO_SEMAPHORE_COMPATIBILITY_DEVICE_WAIT;

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
@@ -50,13 +52,16 @@ class ImportTable {
   // releases |import| when it is not that.
   halo_semaphore_t* insert(const PairKey& key, halo_semaphore_t* import) {
     halo_semaphore_t* kept = nullptr;
-    {
+    try {
       std::lock_guard<std::mutex> lock(mutex_);
       auto [entry, inserted] = entries_.try_emplace(key, import);
       kept = entry->second;
       if (inserted) size_.store(entries_.size(), std::memory_order_relaxed);
       if (kept != nullptr) retain_object(as_object(kept));
       if (inserted) import = nullptr;
+    } catch (...) {
+      release_object(as_object(import));  // Out of memory: not kept.
+      throw;
     }
     release_object(as_object(import));
     return kept;
@@ -226,10 +231,18 @@ const halo_queue_execute_info_t* DeviceSideWaits::apply(
     waits_[i] = import;
   }
   if (waits_.empty()) return info;
-  info_ = *info;
+  // The members this libhalo knows, of a struct that may be older.
+  std::memcpy(&info_, info, std::min<size_t>(info->struct_size, sizeof(info_)));
   info_.struct_size = sizeof(info_);
   info_.wait_semaphores = waits_.data();
   return &info_;
+}
+
+bool for_device_waits_only(halo_semaphore_t* semaphore) noexcept {
+  halo_device_t* owner = semaphore_vtable(semaphore)->device(semaphore);
+  return owner != nullptr &&
+         vtable_of<halo_device_vtable_t>(owner)->semaphore_compatibility(
+             owner, semaphore) == HALO_SEMAPHORE_COMPATIBILITY_DEVICE_WAIT;
 }
 
 bool device_side_wait_possible(halo_device_t* device,

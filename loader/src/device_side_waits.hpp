@@ -12,7 +12,9 @@
 // (which holds D) and not S: it goes when S is destroyed (release_object
 // tells the table before S's destroy runs, so a new semaphore at S's address
 // never finds it) and before each public release of D, so that an
-// application's last release of D still tears D down in that call.
+// application's last release of D still tears D down in that call (a
+// release that is not the last costs the next such submission a new
+// import).
 #pragma once
 
 #include <cstddef>
@@ -47,6 +49,12 @@ class DeviceSideWaits {
   std::vector<halo_semaphore_t*> imports_;
 };
 
+// True when |semaphore| (checked) is an import for device waits only: its
+// own device says DEVICE_WAIT alone of it (semaphore.h). libhalo answers
+// for such a semaphore where its plugin's entries cannot (fail returns
+// nothing; another device's compatibility).
+bool for_device_waits_only(halo_semaphore_t* semaphore) noexcept;
+
 // True when |device| can wait on |semaphore| (another plugin's, checked)
 // through an import libhalo makes (which this makes, once, if it can).
 bool device_side_wait_possible(halo_device_t* device,
@@ -56,8 +64,8 @@ bool device_side_wait_possible(halo_device_t* device,
 // (release_object, before its destroy).
 void forget_imports_of_semaphore(halo_object_t* semaphore) noexcept;
 
-// Drops the imports made into |device| (halo_device_release, before the
-// application's release).
+// Drops the imports made into |device| (before each public release of a
+// device: halo_device_release, halo_object_release).
 void forget_imports_into_device(halo_device_t* device) noexcept;
 
 }  // namespace halo::loader

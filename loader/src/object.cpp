@@ -86,6 +86,12 @@ void release_checked(halo_object_t* object, const char* function) noexcept {
   if (validation::enabled()) [[unlikely]] {
     if (!validation::may_release(object, function)) return;
   }
+  // The imports libhalo made into a device hold it; they go first, so that
+  // the application's last release tears the device down in this call.
+  if (object != nullptr && object->vtable != nullptr &&
+      object->vtable->type == HALO_OBJECT_TYPE_DEVICE) {
+    forget_imports_into_device(reinterpret_cast<halo_device_t*>(object));
+  }
   release_object(object);
 }
 

@@ -2,6 +2,7 @@
 #include "abi_1_0_sizes.hpp"
 #include "api_guard.hpp"
 #include "check.hpp"
+#include "device_side_waits.hpp"
 #include "external_checks.hpp"
 #include "halo/device.h"
 #include "halo/semaphore.h"
@@ -110,6 +111,15 @@ halo_status_t halo_semaphore_fail(halo_semaphore_t* semaphore,
   if (status == nullptr) {
     return halo_status_format(HALO_STATUS_INVALID_ARGUMENT,
                               "%s: status is OK; a failure needs an error",
+                              kFunction);
+  }
+  // Its plugin's fail cannot refuse (it returns nothing): an import for
+  // device waits only carries no failure (external.h).
+  if (for_device_waits_only(semaphore)) {
+    halo_status_free(status);
+    return halo_status_format(HALO_STATUS_FAILED_PRECONDITION,
+                              "%s: the semaphore was imported for device waits "
+                              "only; the host cannot fail it",
                               kFunction);
   }
   semaphore_vtable(semaphore)->fail(semaphore, status);

@@ -52,6 +52,16 @@ halo_status_t wait_semaphores(sdk::Host host, halo_wait_mode_t mode,
                               halo_semaphore_t* const* semaphores,
                               const uint64_t* values,
                               halo_time_ns_t deadline) noexcept {
+  // The device's imports for device waits are its semaphores too, but no
+  // host can wait on them (device_wait.hpp).
+  for (size_t i = 0; i < count; ++i) {
+    if (Semaphore::from(semaphores[i]) == nullptr) {
+      return host.make_status(HALO_STATUS_FAILED_PRECONDITION,
+                              "halo_semaphores_wait: semaphores[%zu] was "
+                              "imported for device waits only",
+                              i);
+    }
+  }
   return sdk::wait_timelines(host, mode, count, semaphores, values, deadline,
                              [](halo_semaphore_t* semaphore) noexcept
                                  -> sdk::WaitableTimeline& {

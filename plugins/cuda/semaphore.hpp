@@ -68,9 +68,10 @@ struct Semaphore {
   uint64_t issued_value_ = 0;
 };
 
-// Waits for ALL or ANY of |count| (cuda semaphore, value) pairs until
-// |deadline|: OK when met, DEADLINE_EXCEEDED, or the failure status of a
-// failed semaphore (sdk::wait_timelines). Borrows everything. Thread-safe.
+// Waits for ALL or ANY of |count| (semaphore of the device, value) pairs
+// until |deadline|: OK when met, DEADLINE_EXCEEDED, or the failure status of
+// a failed semaphore (sdk::wait_timelines); FAILED_PRECONDITION when one is
+// an import for device waits only. Borrows everything. Thread-safe.
 halo_status_t wait_semaphores(sdk::Host host, halo_wait_mode_t mode,
                               size_t count,
                               halo_semaphore_t* const* semaphores,

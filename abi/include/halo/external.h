@@ -100,14 +100,20 @@
  * particular a signal still held behind a wait on the host (a host
  * semaphore, or another hand-off) is never waited for on the device, so
  * when that wait fails, S fails and the waiting work never runs (DESIGN.md
- * §5). Once a signal is committed, S reaches v unless S's device is lost
- * (or its submission is refused by the driver) or the application fails S
- * with halo_semaphore_fail; then the failure value lands on the shared
- * timeline, the waiting device is released and its work runs, as work that
- * a device already waits for natively does (above). An import libhalo made
- * holds D; it is let go when S is destroyed, and before each
- * halo_device_release of D, so that an application's last release still
- * tears D down.
+ * §5). Once a signal is committed, S reaches v unless the application
+ * fails S with halo_semaphore_fail, or S's device is lost (or its
+ * submission is refused by the driver). A failure that S's plugin writes on
+ * the shared timeline releases the waiting device, and its work runs, as
+ * work that a device already waits for natively does (above). A lost device
+ * may write nothing: D's queue then waits on the device for ever, its
+ * wait_idle ends at its deadline and its teardown blocks, as CUDA's or
+ * Vulkan's own waits on a timeline that never moves do. That is the risk
+ * an application takes with device-side waits, and one reason they are the
+ * feature bit's choice. An import libhalo made holds D; it is let go when
+ * S is destroyed, and before every public release of D
+ * (halo_device_release, halo_object_release), so that an application's
+ * last release still tears D down (a release that is not the last costs
+ * the next such wait a new import).
  *
  * Ordering of host access to shared memory follows buffer.h ("Host
  * access") on each side; semaphores order the devices. */
