@@ -10,6 +10,7 @@
 #include "device_wait_native.hpp"
 
 #include <cuda.h>
+#include <unistd.h>
 #include <vulkan/vulkan.h>
 
 #include <cstring>
@@ -156,6 +157,7 @@ bool create_cuda(CUdevice device, std::string* error) {
   description.handle.fd = fd;
   result = cuImportExternalSemaphore(&g_native.imported_a, &description);
   if (result != CUDA_SUCCESS) {
+    close(fd);  // CUDA owns the fd only once the import succeeded.
     *error = cu_failed("cuImportExternalSemaphore", result);
     return false;
   }

@@ -79,35 +79,89 @@ SemaphoreRef import_for_device_waits(halo_device_t* device, halo_semaphore_t* se
   return import;
 }
 
+// Signals |semaphore| to |value| from the host when the scope ends below
+// it, so that a device still waiting on an import of it (a case that
+// failed half-way) is released instead of blocking the teardown for ever.
+class SignalOnExit {
+ public:
+  SignalOnExit(halo_semaphore_t* semaphore, uint64_t value) : semaphore_(semaphore), value_(value) {}
+  SignalOnExit(const SignalOnExit&) = delete;
+  SignalOnExit& operator=(const SignalOnExit&) = delete;
+  ~SignalOnExit() {
+    uint64_t current = 0;
+    halo_status_t status = halo_semaphore_query(semaphore_, &current);
+    if (status == nullptr && current < value_) status = halo_semaphore_signal(semaphore_, value_);
+    halo_status_free(status);
+  }
+
+ private:
+  halo_semaphore_t* semaphore_;
+  uint64_t value_;
+};
+
+void ignore_timepoint(void*, halo_timepoint_t*, halo_status_t status) { halo_status_free(status); }
+
+// Checks that every host call on |import|, an import of |pair.waiter| for
+// device waits only, is refused, and so is a queue signal of it;
+// |waiter_own| is another semaphore of the waiter, for a mixed wait.
+void check_host_refuses(const Pair& pair, halo_semaphore_t* import, halo_semaphore_t* waiter_own) {
+  CTS_ASSERT_STATUS(halo_semaphore_signal(import, 1), HALO_STATUS_FAILED_PRECONDITION);
+  CTS_ASSERT_STATUS(halo_semaphore_fail(import, make_status(HALO_STATUS_ABORTED, "cts: no")),
+                    HALO_STATUS_FAILED_PRECONDITION);
+  CTS_ASSERT_STATUS(halo_semaphore_wait(import, 1, HALO_DEADLINE_INFINITE_PAST),
+                    HALO_STATUS_FAILED_PRECONDITION);
+  halo_timepoint_t timepoint = {};
+  timepoint.struct_size = sizeof(timepoint);
+  timepoint.value = 1;
+  timepoint.callback = ignore_timepoint;
+  CTS_ASSERT_STATUS(halo_semaphore_acquire_timepoint(import, &timepoint),
+                    HALO_STATUS_FAILED_PRECONDITION);
+  halo_semaphore_t* both[] = {waiter_own, import};
+  const uint64_t values[] = {1, 1};
+  CTS_ASSERT_STATUS(halo_semaphores_wait(HALO_WAIT_MODE_ALL, 2, both, values,
+                                         HALO_DEADLINE_INFINITE_PAST),
+                    HALO_STATUS_FAILED_PRECONDITION);
+  halo_external_handle_t handle = empty_handle();
+  CTS_ASSERT_STATUS(halo_semaphore_export(import, pair.type, &handle),
+                    HALO_STATUS_FAILED_PRECONDITION);
+  CTS_ASSERT_STATUS(submit(pair.waiter, {}, {}, {}, {import}, {1}),
+                    HALO_STATUS_FAILED_PRECONDITION);
+}
+
 HALO_CTS_CASE("interop.external.semaphore_for_device_waits", kNeeds,
-              "a semaphore imported for device waits only: a queue of its device waits on it until the exporter's signal, then its own signal lands; if the import is not a whole semaphore, the host's calls on it and a queue signal of it are FAILED_PRECONDITION, and its compatibility is DEVICE_WAIT for its device") {
+              "a semaphore imported for device waits only: a queue of its device waits on it until the exporter's signal, then its own signal lands; if the import is not a whole semaphore, its compatibility is DEVICE_WAIT for its device and NONE for the other, the host's calls on it (query, signal, fail, wait, timepoint, mixed wait, export) and a queue signal of it are FAILED_PRECONDITION, and the other device's submission waiting on it fails") {
   for (const Pair& pair : device_wait_pairs(ctx)) {
     SemaphoreRef original = create_semaphore(pair.exporter, 0, HALO_SEMAPHORE_FLAG_EXPORTABLE);
+    // Declared after |original|, so it runs first: the waiter is never
+    // left blocked on the device when the case fails.
+    SignalOnExit release_waiter(original.get(), 1000);
     SemaphoreRef import = import_for_device_waits(pair.waiter, original.get(), pair.type);
-    halo_semaphore_compatibility_t compatibility = 0;
-    CTS_ASSERT_OK(halo_device_semaphore_compatibility(pair.waiter, import.get(), &compatibility));
+    halo_semaphore_t* done = ctx.semaphore(0, pair.waiter);
+    halo_semaphore_compatibility_t own = 0;
+    CTS_ASSERT_OK(halo_device_semaphore_compatibility(pair.waiter, import.get(), &own));
     uint64_t value = 0;
     halo_status_t query = halo_semaphore_query(import.get(), &value);
     if (query != nullptr) {
       // Not a whole semaphore: only its device's queues may use it.
       CTS_ASSERT_STATUS(query, HALO_STATUS_FAILED_PRECONDITION);
-      CTS_ASSERT_MSG(compatibility == HALO_SEMAPHORE_COMPATIBILITY_DEVICE_WAIT,
-                     pair.names + ": compatibility " + std::to_string(compatibility) +
-                         ", expected DEVICE_WAIT alone");
-      CTS_ASSERT_STATUS(halo_semaphore_signal(import.get(), 1),
-                        HALO_STATUS_FAILED_PRECONDITION);
-      CTS_ASSERT_STATUS(halo_semaphore_wait(import.get(), 1, HALO_DEADLINE_INFINITE_PAST),
-                        HALO_STATUS_FAILED_PRECONDITION);
-      halo_external_handle_t handle = empty_handle();
-      CTS_ASSERT_STATUS(halo_semaphore_export(import.get(), pair.type, &handle),
-                        HALO_STATUS_FAILED_PRECONDITION);
-      CTS_ASSERT_STATUS(submit(pair.waiter, {}, {}, {}, {import.get()}, {1}),
+      CTS_ASSERT_MSG(own == HALO_SEMAPHORE_COMPATIBILITY_DEVICE_WAIT,
+                     pair.names + ": compatibility " + std::to_string(own) +
+                         " for its own device, expected DEVICE_WAIT alone");
+      halo_semaphore_compatibility_t other = 0;
+      CTS_ASSERT_OK(halo_device_semaphore_compatibility(pair.exporter, import.get(), &other));
+      CTS_ASSERT_MSG(other == HALO_SEMAPHORE_COMPATIBILITY_NONE,
+                     pair.names + ": compatibility " + std::to_string(other) +
+                         " for the other device, expected NONE");
+      check_host_refuses(pair, import.get(), done);
+      halo_semaphore_t* refused = ctx.semaphore(0, pair.exporter);
+      CTS_ASSERT_OK(submit(pair.exporter, {}, {import.get()}, {1}, {refused}, {1}));
+      CTS_ASSERT_STATUS(halo_semaphore_wait(refused, 1, deadline_in_ms(kGenerousMs)),
                         HALO_STATUS_FAILED_PRECONDITION);
     }
-    halo_semaphore_t* done = ctx.semaphore(0, pair.waiter);
     CTS_ASSERT_OK(submit(pair.waiter, {}, {import.get()}, {1}, {done}, {1}));
-    // The waiter is held on the device until the exporter signals.
-    CTS_ASSERT_EQ(value_of(done), 0u);
+    // Held on the device until the exporter signals.
+    CTS_ASSERT_STATUS(halo_semaphore_wait(done, 1, deadline_in_ms(50)),
+                      HALO_STATUS_DEADLINE_EXCEEDED);
     CTS_ASSERT_OK(submit(pair.exporter, {}, {}, {}, {original.get()}, {1}));
     CTS_ASSERT_OK(halo_semaphore_wait(done, 1, deadline_in_ms(kGenerousMs)));
     CTS_ASSERT_OK(halo_device_wait_idle(pair.waiter, deadline_in_ms(kGenerousMs)));
@@ -115,7 +169,7 @@ HALO_CTS_CASE("interop.external.semaphore_for_device_waits", kNeeds,
 }
 
 HALO_CTS_CASE("interop.external.device_side_wait_committed", kNeeds,
-              "a waiting device with AUTOMATIC_DEVICE_WAITS reports DEVICE_WAIT for an EXPORTABLE semaphore of the other; a chain of submissions alternating between the two devices, each waiting on the other's semaphore after that one's signal was submitted, reaches its end with every value in order") {
+              "a waiting device with AUTOMATIC_DEVICE_WAITS reports DEVICE_WAIT for an EXPORTABLE semaphore of the other; 64 links, each an exporter's signal (ordered on its own queue, so committed at once) and then a waiter's submission that waits for it and signals its own semaphore: the waiter's semaphore reaches the last value, every value in order") {
   for (const Pair& pair : device_wait_pairs(ctx, /*automatic=*/true)) {
     SemaphoreRef shared = create_semaphore(pair.exporter, 0, HALO_SEMAPHORE_FLAG_EXPORTABLE);
     halo_semaphore_compatibility_t compatibility = 0;
@@ -123,19 +177,19 @@ HALO_CTS_CASE("interop.external.device_side_wait_committed", kNeeds,
     CTS_ASSERT_MSG((compatibility & HALO_SEMAPHORE_COMPATIBILITY_DEVICE_WAIT) != 0,
                    pair.names + ": compatibility " + std::to_string(compatibility) +
                        " lacks DEVICE_WAIT for an EXPORTABLE semaphore of the exporter");
-    halo_semaphore_t* back = ctx.semaphore(0, pair.waiter);
+    halo_semaphore_t* reached = ctx.semaphore(0, pair.waiter);
     constexpr uint64_t kLinks = 64;
     for (uint64_t i = 1; i <= kLinks; ++i) {
-      // The exporter's signal is submitted first, so it is committed when
-      // the waiter's submission names it.
+      // Waiting only on its own semaphore, the exporter's signal is on its
+      // device when the waiter's submission names it: a device-side wait.
       if (i == 1) {
         CTS_ASSERT_OK(submit(pair.exporter, {}, {}, {}, {shared.get()}, {i}));
       } else {
-        CTS_ASSERT_OK(submit(pair.exporter, {}, {back}, {i - 1}, {shared.get()}, {i}));
+        CTS_ASSERT_OK(submit(pair.exporter, {}, {shared.get()}, {i - 1}, {shared.get()}, {i}));
       }
-      CTS_ASSERT_OK(submit(pair.waiter, {}, {shared.get()}, {i}, {back}, {i}));
+      CTS_ASSERT_OK(submit(pair.waiter, {}, {shared.get()}, {i}, {reached}, {i}));
     }
-    CTS_ASSERT_OK(halo_semaphore_wait(back, kLinks, deadline_in_ms(kGenerousMs)));
+    CTS_ASSERT_OK(halo_semaphore_wait(reached, kLinks, deadline_in_ms(kGenerousMs)));
     CTS_ASSERT_EQ(value_of(shared.get()), kLinks);
     CTS_ASSERT_OK(halo_device_wait_idle(pair.waiter, deadline_in_ms(kGenerousMs)));
   }
