@@ -223,9 +223,12 @@ halo_status_t halo_device_queue_execute(
     // the application named.
     return validation::queue_execute(device, info, kFunction);
   }
+  const auto execute = device_vtable(device)->queue_execute;
+  if (!automatic_device_waits_seen()) {
+    return call_plugin(kFunction, execute, device, info);
+  }
   DeviceSideWaits waits;
-  return call_plugin(kFunction, device_vtable(device)->queue_execute, device,
-                     waits.apply(device, info));
+  return call_plugin(kFunction, execute, device, waits.apply(device, info));
 }
 HALO_API_CATCH_ALL
 

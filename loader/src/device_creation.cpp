@@ -3,6 +3,7 @@
 #include <cstddef>
 
 #include "check.hpp"
+#include "device_side_waits.hpp"
 #include "plugin_objects.hpp"
 #include "plugin_status.hpp"
 
@@ -32,9 +33,11 @@ halo_status_t create_device(halo_driver_t* driver, halo_device_id_t device_id,
   const auto* vtable = vtable_of<halo_driver_vtable_t>(driver);
   HALO_RETURN_IF_ERROR(call_plugin(function, vtable->create_device, driver,
                                    device_id, params, out_device));
-  return adopt_created(function,
-                       reinterpret_cast<const void*>(vtable->create_device),
-                       HALO_OBJECT_TYPE_DEVICE, driver, out_device);
+  HALO_RETURN_IF_ERROR(adopt_created(
+      function, reinterpret_cast<const void*>(vtable->create_device),
+      HALO_OBJECT_TYPE_DEVICE, driver, out_device));
+  note_created_device(*out_device);
+  return nullptr;
 }
 
 }  // namespace halo::loader

@@ -110,6 +110,10 @@ class ImportTable {
   std::atomic<size_t> size_{0};
 };
 
+// Set, never cleared, by the first device that lets libhalo choose
+// device-side waits.
+std::atomic<bool> g_automatic_device_seen{false};
+
 ImportTable& table() {
   // Never destroyed: semaphores may be released from threads that outlive
   // static destruction.
@@ -238,6 +242,22 @@ const halo_queue_execute_info_t* DeviceSideWaits::apply(
   return &info_;
 }
 
+void note_created_device(halo_device_t* device) noexcept {
+  halo_device_capabilities_t caps;
+  halo_status_t status = query_capabilities(device, "device creation", &caps);
+  if (status != nullptr) {
+    halo_status_free(status);
+    return;
+  }
+  if (caps.features & HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS) {
+    g_automatic_device_seen.store(true, std::memory_order_relaxed);
+  }
+}
+
+bool automatic_device_waits_seen() noexcept {
+  return g_automatic_device_seen.load(std::memory_order_relaxed);
+}
+
 bool for_device_waits_only(halo_semaphore_t* semaphore) noexcept {
   halo_device_t* owner = semaphore_vtable(semaphore)->device(semaphore);
   return owner != nullptr &&
@@ -247,6 +267,7 @@ bool for_device_waits_only(halo_semaphore_t* semaphore) noexcept {
 
 bool device_side_wait_possible(halo_device_t* device,
                                halo_semaphore_t* semaphore) noexcept {
+  if (!automatic_device_waits_seen()) return false;
   try {
     if (!candidate(device, semaphore)) return false;
     halo_semaphore_t* import = import_for(device, semaphore);

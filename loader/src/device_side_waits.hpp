@@ -49,6 +49,14 @@ class DeviceSideWaits {
   std::vector<halo_semaphore_t*> imports_;
 };
 
+// Notes a device just created: once one reports
+// HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS, libhalo looks for device-side
+// waits in submissions; until then a submission pays one load for them.
+void note_created_device(halo_device_t* device) noexcept;
+
+// True once a device of this process reported the feature.
+bool automatic_device_waits_seen() noexcept;
+
 // True when |semaphore| (checked) is an import for device waits only: its
 // own device says DEVICE_WAIT alone of it (semaphore.h). libhalo answers
 // for such a semaphore where its plugin's entries cannot (fail returns
