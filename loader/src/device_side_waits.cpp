@@ -5,119 +5,25 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <mutex>
-#include <unordered_map>
-#include <utility>
 
 #include "check.hpp"
 #include "external_checks.hpp"
 #include "halo/external.h"
+#include "import_table.hpp"
 #include "log.hpp"
 #include "object_refs.hpp"
 
 namespace halo::loader {
 namespace {
 
-struct PairKey {
-  const void* semaphore;
-  const void* device;
-  bool operator==(const PairKey&) const = default;
-};
-
-struct PairHash {
-  size_t operator()(const PairKey& key) const noexcept {
-    const auto a = reinterpret_cast<uintptr_t>(key.semaphore);
-    const auto b = reinterpret_cast<uintptr_t>(key.device);
-    return std::hash<uintptr_t>()(a ^ (b * 0x9E3779B97F4A7C15ull));
-  }
-};
-
-// Every (semaphore, device) pair libhalo has tried, with its import, or NULL
-// when the pair cannot share (tried once, not again).
-class ImportTable {
- public:
-  // Returns the pair's import, retained, or NULL (not tried yet: *tried
-  // false; cannot share: *tried true).
-  halo_semaphore_t* find(const PairKey& key, bool* tried) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto found = entries_.find(key);
-    *tried = found != entries_.end();
-    if (!*tried || found->second == nullptr) return nullptr;
-    retain_object(as_object(found->second));
-    return found->second;
-  }
-
-  // Records the pair's |import| (a new reference, or NULL), unless another
-  // thread got there first. Returns what the table keeps, retained, and
-  // releases |import| when it is not that.
-  halo_semaphore_t* insert(const PairKey& key, halo_semaphore_t* import) {
-    halo_semaphore_t* kept = nullptr;
-    try {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto [entry, inserted] = entries_.try_emplace(key, import);
-      kept = entry->second;
-      if (inserted) size_.store(entries_.size(), std::memory_order_relaxed);
-      if (kept != nullptr) retain_object(as_object(kept));
-      if (inserted) import = nullptr;
-    } catch (...) {
-      release_object(as_object(import));  // Out of memory: not kept.
-      throw;
-    }
-    release_object(as_object(import));
-    return kept;
-  }
-
-  // Removes every entry |matches| selects and releases their imports,
-  // outside the lock: a release may cascade into plugins (the device, its
-  // driver), which may release semaphores and so come back here. In
-  // batches, so that it allocates nothing.
-  template <typename Matches>
-  void forget(Matches matches) noexcept {
-    if (size_.load(std::memory_order_relaxed) == 0) return;
-    constexpr size_t kBatch = 16;
-    bool more = true;
-    while (more) {
-      halo_semaphore_t* gone[kBatch];
-      size_t count = 0;
-      more = false;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (auto entry = entries_.begin(); entry != entries_.end();) {
-          if (!matches(entry->first)) {
-            ++entry;
-            continue;
-          }
-          if (entry->second != nullptr) {
-            if (count == kBatch) {
-              more = true;
-              break;
-            }
-            gone[count++] = entry->second;
-          }
-          entry = entries_.erase(entry);
-        }
-        size_.store(entries_.size(), std::memory_order_relaxed);
-      }
-      for (size_t i = 0; i < count; ++i) release_object(as_object(gone[i]));
-    }
-  }
-
- private:
-  std::mutex mutex_;
-  std::unordered_map<PairKey, halo_semaphore_t*, PairHash> entries_;
-  // entries_.size(), read without the lock so that releases of semaphores
-  // and devices cost one load while no import exists.
-  std::atomic<size_t> size_{0};
-};
-
 // Set, never cleared, by the first device that lets libhalo choose
 // device-side waits.
 std::atomic<bool> g_automatic_device_seen{false};
 
-ImportTable& table() {
+ImportTable<halo_semaphore_t>& table() {
   // Never destroyed: semaphores may be released from threads that outlive
   // static destruction.
-  static ImportTable* instance = new ImportTable();
+  static auto* instance = new ImportTable<halo_semaphore_t>();
   return *instance;
 }
 
@@ -200,11 +106,9 @@ halo_semaphore_t* make_import(halo_device_t* device,
 // The pair's import, retained, or NULL; made on first use.
 halo_semaphore_t* import_for(halo_device_t* device,
                              halo_semaphore_t* semaphore) {
-  const PairKey key{semaphore, device};
-  bool tried = false;
-  halo_semaphore_t* import = table().find(key, &tried);
-  if (tried) return import;
-  return table().insert(key, make_import(device, semaphore));
+  return table().find_or_make({semaphore, device}, [&] {
+    return make_import(device, semaphore);
+  });
 }
 
 }  // namespace
@@ -279,12 +183,11 @@ bool device_side_wait_possible(halo_device_t* device,
 }
 
 void forget_imports_of_semaphore(halo_object_t* semaphore) noexcept {
-  table().forget(
-      [&](const PairKey& key) { return key.semaphore == semaphore; });
+  table().forget_object(semaphore);
 }
 
 void forget_imports_into_device(halo_device_t* device) noexcept {
-  table().forget([&](const PairKey& key) { return key.device == device; });
+  table().forget_device(device);
 }
 
 }  // namespace halo::loader

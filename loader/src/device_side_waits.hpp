@@ -8,13 +8,9 @@
 // whose wait S's plugin reports committed (signal_committed): D's queue then
 // waits on the device, and no host thread stands between the two devices.
 //
-// The imports live in one table of libhalo's. An entry holds its import
-// (which holds D) and not S: it goes when S is destroyed (release_object
-// tells the table before S's destroy runs, so a new semaphore at S's address
-// never finds it) and before each public release of D, so that an
-// application's last release of D still tears D down in that call (a
-// release that is not the last costs the next such submission a new
-// import).
+// The imports live in a table of libhalo's (import_table.hpp), forgotten
+// when S is destroyed (release_object, before S's destroy) and before each
+// public release of D.
 #pragma once
 
 #include <cstddef>
