@@ -6,12 +6,14 @@
 #include <atomic>
 #include <ctime>
 #include <memory>
+#include <vector>
 
 #include "halo/deadline.h"
 #include "halo/object.h"
 #include "device_side_waits.hpp"
 #include "object_refs.hpp"
 #include "plugin_module.hpp"
+#include "shared_buffers.hpp"
 #include "validation/object_checks.hpp"
 
 namespace {
@@ -52,10 +54,17 @@ void release_object(halo_object_t* object) noexcept {
   }
   const halo_object_vtable_t* vtable = object->vtable;
   ++t_release_depth;
+  // Buffers a command buffer keeps alive for the imports its commands name:
+  // released once its destroy has let go of those imports.
+  std::vector<halo_buffer_t*> kept;
   if (vtable->type == HALO_OBJECT_TYPE_SEMAPHORE) {
     // Before destroy, for the same reason: no import made of this semaphore
     // may be found under its address again.
     halo::loader::forget_imports_of_semaphore(object);
+  } else if (vtable->type == HALO_OBJECT_TYPE_BUFFER) {
+    halo::loader::forget_buffer(object);
+  } else if (vtable->type == HALO_OBJECT_TYPE_COMMAND_BUFFER) {
+    kept = halo::loader::take_command_buffer(object);
   } else if (vtable->type == HALO_OBJECT_TYPE_DRIVER) {
     auto hold = halo::loader::take_module_of_driver(
         reinterpret_cast<halo_driver_t*>(object));
@@ -65,6 +74,9 @@ void release_object(halo_object_t* object) noexcept {
     }
   }
   vtable->destroy(object);
+  for (halo_buffer_t* buffer : kept) {
+    release_object(reinterpret_cast<halo_object_t*>(buffer));
+  }
   --t_release_depth;
   if (t_release_depth > 0) return;
   // Every destroy of this cascade has returned: the plugins' code is off the
@@ -91,6 +103,7 @@ void release_checked(halo_object_t* object, const char* function) noexcept {
   if (object != nullptr && object->vtable != nullptr &&
       object->vtable->type == HALO_OBJECT_TYPE_DEVICE) {
     forget_imports_into_device(reinterpret_cast<halo_device_t*>(object));
+    forget_buffer_imports_into_device(reinterpret_cast<halo_device_t*>(object));
   }
   release_object(object);
 }

@@ -8,6 +8,7 @@
 #include "object_refs.hpp"
 #include "plugin_objects.hpp"
 #include "plugin_status.hpp"
+#include "shared_buffers.hpp"
 #include "validation/command_accesses.hpp"
 #include "validation/submission_tracker.hpp"
 
@@ -103,9 +104,19 @@ halo_status_t halo_buffer_allocate(halo_device_t* device,
   }
   HALO_RETURN_IF_ERROR(call_plugin(kFunction, vtable->allocate_buffer, device,
                                    params, out_buffer));
-  return adopt_created(kFunction,
-                       reinterpret_cast<const void*>(vtable->allocate_buffer),
-                       HALO_OBJECT_TYPE_BUFFER, device, out_buffer);
+  HALO_RETURN_IF_ERROR(adopt_created(
+      kFunction, reinterpret_cast<const void*>(vtable->allocate_buffer),
+      HALO_OBJECT_TYPE_BUFFER, device, out_buffer));
+  if (params->flags & HALO_BUFFER_FLAG_EXPORTABLE) {
+    try {
+      note_exportable_buffer(device, *out_buffer, *params);
+    } catch (...) {
+      release_object(as_object(*out_buffer));
+      *out_buffer = nullptr;
+      throw;
+    }
+  }
+  return nullptr;
 }
 HALO_API_CATCH_ALL
 
@@ -194,9 +205,17 @@ halo_status_t halo_command_buffer_create(
   }
   HALO_RETURN_IF_ERROR(call_plugin(kFunction, vtable->create_command_buffer,
                                    device, mode, out_command_buffer));
-  return adopt_created(
+  HALO_RETURN_IF_ERROR(adopt_created(
       kFunction, reinterpret_cast<const void*>(vtable->create_command_buffer),
-      HALO_OBJECT_TYPE_COMMAND_BUFFER, device, out_command_buffer);
+      HALO_OBJECT_TYPE_COMMAND_BUFFER, device, out_command_buffer));
+  try {
+    note_command_buffer(device, *out_command_buffer);
+  } catch (...) {
+    release_object(as_object(*out_command_buffer));
+    *out_command_buffer = nullptr;
+    throw;
+  }
+  return nullptr;
 }
 HALO_API_CATCH_ALL
 
@@ -250,9 +269,10 @@ halo_status_t halo_command_buffer_fill(halo_command_buffer_t* command_buffer,
                               "%s: pattern_length %zu is not 1, 2 or 4",
                               kFunction, pattern_length);
   }
+  SharedBufferArguments shared(command_buffer);
   HALO_RETURN_IF_ERROR(call_plugin(
       kFunction, command_buffer_vtable(command_buffer)->fill, command_buffer,
-      target, offset, length, pattern, pattern_length));
+      shared(target), offset, length, pattern, pattern_length));
   if (validation::enabled()) [[unlikely]] {
     validation::on_access(command_buffer, target, offset, length,
                           /*writes=*/true);
@@ -269,9 +289,10 @@ halo_status_t halo_command_buffer_update(halo_command_buffer_t* command_buffer,
   HALO_RETURN_IF_ERROR(check_command_buffer(command_buffer, kFunction));
   HALO_RETURN_IF_ERROR(check_buffer(target, kFunction, "target"));
   if (source == nullptr && length > 0) return null_argument(kFunction, "source");
+  SharedBufferArguments shared(command_buffer);
   HALO_RETURN_IF_ERROR(call_plugin(
       kFunction, command_buffer_vtable(command_buffer)->update, command_buffer,
-      source, target, offset, length));
+      source, shared(target), offset, length));
   if (validation::enabled()) [[unlikely]] {
     validation::on_access(command_buffer, target, offset, length,
                           /*writes=*/true);
@@ -290,9 +311,10 @@ halo_status_t halo_command_buffer_copy(halo_command_buffer_t* command_buffer,
   HALO_RETURN_IF_ERROR(check_command_buffer(command_buffer, kFunction));
   HALO_RETURN_IF_ERROR(check_buffer(source, kFunction, "source"));
   HALO_RETURN_IF_ERROR(check_buffer(target, kFunction, "target"));
+  SharedBufferArguments shared(command_buffer);
   HALO_RETURN_IF_ERROR(call_plugin(
       kFunction, command_buffer_vtable(command_buffer)->copy, command_buffer,
-      source, source_offset, target, target_offset, length));
+      shared(source), source_offset, shared(target), target_offset, length));
   if (validation::enabled()) [[unlikely]] {
     validation::on_access(command_buffer, source, source_offset, length,
                           /*writes=*/false);
@@ -327,9 +349,10 @@ halo_status_t halo_command_buffer_dispatch(
     HALO_RETURN_IF_ERROR(
         check_buffer(params->bindings[i].buffer, kFunction, "a binding"));
   }
+  SharedBufferArguments shared(command_buffer);
   HALO_RETURN_IF_ERROR(call_plugin(
       kFunction, command_buffer_vtable(command_buffer)->dispatch,
-      command_buffer, params));
+      command_buffer, shared.dispatch(params)));
   if (validation::enabled()) [[unlikely]] {
     validation::on_dispatch(command_buffer, *params);
   }

@@ -91,7 +91,8 @@ typedef struct halo_buffer_params_t {
 
 /* A range of a buffer bound to a dispatch. */
 typedef struct halo_buffer_binding_t {
-  /* Of the dispatch's device, with HALO_BUFFER_USAGE_DISPATCH_STORAGE. */
+  /* Of the dispatch's device (or shared with it: command_buffer.h,
+   * Arguments), with HALO_BUFFER_USAGE_DISPATCH_STORAGE. */
   halo_buffer_t* buffer;
   /* A multiple of the device's min_buffer_alignment. */
   uint64_t offset;

@@ -40,7 +40,9 @@
  *
  * Arguments. Buffers and executables that a command names must belong to the
  * command buffer's device: one of another device or plugin is
- * INVALID_ARGUMENT. Ranges follow buffer.h: a |length| of HALO_WHOLE_BUFFER
+ * INVALID_ARGUMENT, except an EXPORTABLE buffer that libhalo imports into
+ * the command buffer's device (external.h, "Buffers named by another
+ * device's commands"). Ranges follow buffer.h: a |length| of HALO_WHOLE_BUFFER
  * means "to the end" where allowed, and a range not within its buffer is
  * OUT_OF_RANGE. A fill, update or copy of length 0 is valid and does nothing
  * (its offsets must still lie within their buffers). Every function below

@@ -115,6 +115,27 @@
  * last release still tears D down (a release that is not the last costs
  * the next such wait a new import).
  *
+ * Buffers named by another device's commands. A command (fill, update,
+ * copy, a dispatch binding) of a command buffer of device D may name a
+ * buffer B of another device, of the same plugin or another, when B was
+ * allocated with HALO_BUFFER_FLAG_EXPORTABLE, B's device exports a type
+ * that D imports for buffers, and D's import succeeds: libhalo then
+ * exports B and imports it into D, once per (B, D) pair, and records the
+ * import in B's place. The import is B's memory, not a copy: the commands
+ * read and write B's bytes. It has B's size and usage, B's memory type for
+ * an fd, and HOST_VISIBLE (with HOST_COHERENT where D offers it) for a
+ * HOST_ALLOCATION, whose pointer and size must meet D's
+ * host_allocation_alignment (allocate B with that alignment). Otherwise
+ * the command is refused as before: INVALID_ARGUMENT for a buffer of
+ * another device (HALO_LOADER_DEBUG=debug says why no import was made).
+ * The command buffer keeps B alive, besides the import, until it is
+ * destroyed, so B may be released once the command is recorded, as any
+ * buffer a command names. The import holds D; libhalo lets it go when B is
+ * destroyed and before every public release of D, as above. What orders
+ * the two devices' work on B is the application's semaphores, as for any
+ * import; with validation on, libhalo records the commands' accesses as
+ * accesses of B.
+ *
  * Ordering of host access to shared memory follows buffer.h ("Host
  * access") on each side; semaphores order the devices. */
 #ifndef HALO_EXTERNAL_H_
