@@ -1,7 +1,8 @@
 // interop.external.*: memory shared between devices of two plugins without
 // a copy (external.h, HOST_ALLOCATION): one application allocation
 // imported into both, and one plugin's buffer exported as its host memory
-// and imported into the other. Each device's queue writes the shared bytes
+// and imported into the other, or named in the other's commands as it is
+// (libhalo imports it). Each device's queue writes the shared bytes
 // and hands over to the other through its semaphores, and the host checks
 // the bytes themselves. The cases need a second loaded plugin
 // (ctx.foreign_device()) whose device has buffers, command buffers and
@@ -82,6 +83,29 @@ HALO_CTS_CASE("interop.external.host_allocation_shared", kQueuedNeeds,
                     std::vector<uint32_t>(memory.size() / 4, 0xB2B2B2B2u));
 }
 
+// |original| (of |size| bytes) exported as |type| and imported into
+// |importer|.
+BufferRef export_and_import(halo_buffer_t* original, halo_device_t* importer,
+                            const halo_device_capabilities_t& importer_caps,
+                            halo_external_handle_type_t type, uint64_t size,
+                            const std::string& names) {
+  const bool host = type == HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
+  halo_external_handle_t handle = export_buffer(original, type);
+  if (host) {
+    const uint64_t alignment = importer_caps.host_allocation_alignment;
+    CTS_ASSERT_MSG(reinterpret_cast<uintptr_t>(handle.host_pointer) % alignment == 0,
+                   names + ": a buffer allocated with alignment " + std::to_string(alignment) +
+                       " exported a host pointer that is not a multiple of it");
+    // The buffer's own bytes, a multiple of the alignment; the handle may
+    // name more (rounded to the exporter's pages), which need not be.
+    handle.size = size;
+  }
+  return import_buffer(
+      importer,
+      buffer_params(size, host ? host_memory_type_of(importer_caps) : HALO_MEMORY_TYPE_DEVICE_LOCAL),
+      handle);
+}
+
 // Runs the exported-memory exchange from |exporter| to |importer| through
 // a handle of |type|: an EXPORTABLE buffer of the exporter (host memory,
 // aligned as the importer needs, for a HOST_ALLOCATION; device memory for
@@ -89,8 +113,11 @@ HALO_CTS_CASE("interop.external.host_allocation_shared", kQueuedNeeds,
 // the importer, waiting on that, copies it to a buffer of its own and fills
 // the second half; the host then reads both results, each through a copy
 // on its own device. |names| say which device is which, for messages.
+// With |by_original| the importer's commands name the exporter's buffer
+// itself and libhalo imports it (external.h, "Buffers named by another
+// device's commands"); else the case exports and imports.
 void exchange(Context& ctx, halo_device_t* exporter, halo_device_t* importer,
-              halo_external_handle_type_t type, const std::string& names) {
+              halo_external_handle_type_t type, const std::string& names, bool by_original) {
   const halo_device_capabilities_t exporter_caps = capabilities_of(exporter);
   const halo_device_capabilities_t importer_caps = capabilities_of(importer);
   const bool host = type == HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
@@ -101,27 +128,19 @@ void exchange(Context& ctx, halo_device_t* exporter, halo_device_t* importer,
   BufferRef original = allocate_exportable(
       exporter, size, host ? host_memory_type_of(exporter_caps) : HALO_MEMORY_TYPE_DEVICE_LOCAL,
       alignment);
-  halo_external_handle_t handle = export_buffer(original.get(), type);
-  if (host) {
-    CTS_ASSERT_MSG(reinterpret_cast<uintptr_t>(handle.host_pointer) % alignment == 0,
-                   names + ": a buffer allocated with alignment " + std::to_string(alignment) +
-                       " exported a host pointer that is not a multiple of it");
-    // The buffer's own bytes, a multiple of the alignment; the handle may
-    // name more (rounded to the exporter's pages), which need not be.
-    handle.size = size;
+  BufferRef imported;
+  if (!by_original) {
+    imported = export_and_import(original.get(), importer, importer_caps, type, size, names);
   }
-  BufferRef imported = import_buffer(
-      importer,
-      buffer_params(size, host ? host_memory_type_of(importer_caps) : HALO_MEMORY_TYPE_DEVICE_LOCAL),
-      handle);
+  halo_buffer_t* named = by_original ? original.get() : imported.get();
   BufferRef readback = allocate_buffer(importer, half, host_memory_type_of(importer_caps));
   halo_semaphore_t* exported_done = ctx.semaphore(0, exporter);
   halo_semaphore_t* imported_done = ctx.semaphore(0, importer);
 
   CommandBufferRef second = begin_commands(importer);
-  CTS_ASSERT_OK(halo_command_buffer_copy(second.get(), imported.get(), 0, readback.get(), 0, half));
+  CTS_ASSERT_OK(halo_command_buffer_copy(second.get(), named, 0, readback.get(), 0, half));
   const uint32_t second_pattern = 0xD4D4D4D4u;
-  CTS_ASSERT_OK(halo_command_buffer_fill(second.get(), imported.get(), half, half,
+  CTS_ASSERT_OK(halo_command_buffer_fill(second.get(), named, half, half,
                                          &second_pattern, 4));
   CTS_ASSERT_OK(halo_command_buffer_end(second.get()));
   CTS_ASSERT_OK(submit(importer, {second.get()}, {exported_done}, {1}, {imported_done}, {1}));
@@ -148,7 +167,8 @@ void exchange(Context& ctx, halo_device_t* exporter, halo_device_t* importer,
 // the other imports it; skips, naming both devices' types, where neither
 // does. |same_gpu_only|: only between devices of one GPU (equal uuids), as
 // OPAQUE_FD memory is; other pairs skip saying so.
-void exchange_both_ways(Context& ctx, halo_external_handle_type_t type, bool same_gpu_only) {
+void exchange_both_ways(Context& ctx, halo_external_handle_type_t type, bool same_gpu_only,
+                        bool by_original = false) {
   halo_device_t* foreign = ctx.foreign_device();
   const halo_device_capabilities_t foreign_caps = capabilities_of(foreign);
   const std::string peer = "the peer's device (" + ctx.foreign_plugin_name() + ")";
@@ -170,9 +190,12 @@ void exchange_both_ways(Context& ctx, halo_external_handle_type_t type, bool sam
     skip("the device and " + peer + " are not one GPU (their uuids differ or are zero), and " +
          handle_type_text(type) + " memory is shared only within one");
   }
-  if (to_foreign) exchange(ctx, ctx.device(), foreign, type, "exported here, imported by " + peer);
+  if (to_foreign) {
+    exchange(ctx, ctx.device(), foreign, type, "exported here, imported by " + peer, by_original);
+  }
   if (from_foreign) {
-    exchange(ctx, foreign, ctx.device(), type, "exported by " + peer + ", imported here");
+    exchange(ctx, foreign, ctx.device(), type, "exported by " + peer + ", imported here",
+             by_original);
   }
 }
 
@@ -184,6 +207,18 @@ HALO_CTS_CASE("interop.external.exported_host_allocation", kQueuedNeeds,
 HALO_CTS_CASE("interop.external.opaque_fd_device_memory", kQueuedNeeds,
               "device memory of one GPU exported as an OPAQUE_FD by one plugin and imported by the other (each direction that one exports and the other imports; vulkan to cuda on NVIDIA): each side's queued writes are seen by the other") {
   exchange_both_ways(ctx, HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD, /*same_gpu_only=*/true);
+}
+
+HALO_CTS_CASE("interop.external.host_allocation_named_directly", kQueuedNeeds,
+              "as exported_host_allocation, but the importing device's commands name the exporting plugin's EXPORTABLE buffer itself, and libhalo imports it (external.h): each side's queued writes are seen by the other") {
+  exchange_both_ways(ctx, HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION, /*same_gpu_only=*/false,
+                     /*by_original=*/true);
+}
+
+HALO_CTS_CASE("interop.external.opaque_fd_named_directly", kQueuedNeeds,
+              "as opaque_fd_device_memory, but the importing device's commands name the exporting plugin's EXPORTABLE buffer itself, and libhalo imports it (external.h): each side's queued writes are seen by the other") {
+  exchange_both_ways(ctx, HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD, /*same_gpu_only=*/true,
+                     /*by_original=*/true);
 }
 
 }  // namespace
