@@ -3,10 +3,15 @@
 // figure has the native one beside it in the same run.
 //   Vulkan:  an empty submission signals the exported timeline A = i
 //   CUDA:    device: cuWaitExternalSemaphoresAsync(A = i) on the stream;
-//            host:   vkWaitSemaphores(A = i), then the stream's work;
-//            then an event, which the host synchronises on
+//            host:   vkWaitSemaphores(A = i), then the stream's work
 //   Vulkan:  an empty submission signals C = i; the host waits for it.
-// The CUDA → Vulkan hop goes through the host in both, as halo's does.
+//            host: after an event on the stream, which the host
+//            synchronises on;
+//            device (the *_signal variants): CUDA signals the exported
+//            timeline B = i on the stream (cuSignalExternalSemaphoresAsync)
+//            and the submission waits for B = i on the GPU.
+// halo's CUDA → Vulkan hop goes through the host; the *_signal variants
+// measure what a device-side hop that way would be worth.
 #include "device_wait_native.hpp"
 
 #include <cuda.h>
@@ -25,13 +30,15 @@ struct Native {
   VkPhysicalDevice physical = VK_NULL_HANDLE;
   VkDevice device = VK_NULL_HANDLE;
   VkQueue queue = VK_NULL_HANDLE;
-  VkSemaphore a = VK_NULL_HANDLE;  // Exported to CUDA.
+  VkSemaphore a = VK_NULL_HANDLE;  // Exported to CUDA, which waits on it.
+  VkSemaphore b = VK_NULL_HANDLE;  // Exported to CUDA, which signals it.
   VkSemaphore c = VK_NULL_HANDLE;
   PFN_vkGetSemaphoreFdKHR get_semaphore_fd = nullptr;
   CUcontext context = nullptr;
   CUstream stream = nullptr;
   CUevent done = nullptr;
   CUexternalSemaphore imported_a = nullptr;
+  CUexternalSemaphore imported_b = nullptr;
   uint64_t value = 0;
 };
 
@@ -129,8 +136,34 @@ bool create_vulkan(const uint8_t uuid[16], std::string* error) {
       vkGetDeviceProcAddr(g_native.device, "vkGetSemaphoreFdKHR"));
   g_native.a = timeline(/*exportable=*/true, error);
   if (g_native.a == VK_NULL_HANDLE) return false;
+  g_native.b = timeline(/*exportable=*/true, error);
+  if (g_native.b == VK_NULL_HANDLE) return false;
   g_native.c = timeline(/*exportable=*/false, error);
   return g_native.c != VK_NULL_HANDLE;
+}
+
+// Exports |semaphore| as an opaque fd and imports it into CUDA.
+bool import_into_cuda(VkSemaphore semaphore, CUexternalSemaphore* out, std::string* error) {
+  VkSemaphoreGetFdInfoKHR fd_info = {};
+  fd_info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR;
+  fd_info.semaphore = semaphore;
+  fd_info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  int fd = -1;
+  VkResult exported = g_native.get_semaphore_fd(g_native.device, &fd_info, &fd);
+  if (exported != VK_SUCCESS) {
+    *error = vk_failed("vkGetSemaphoreFdKHR", exported);
+    return false;
+  }
+  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC description = {};
+  description.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
+  description.handle.fd = fd;
+  const CUresult result = cuImportExternalSemaphore(out, &description);
+  if (result != CUDA_SUCCESS) {
+    close(fd);  // CUDA owns the fd only once the import succeeded.
+    *error = cu_failed("cuImportExternalSemaphore", result);
+    return false;
+  }
+  return true;
 }
 
 bool create_cuda(CUdevice device, std::string* error) {
@@ -142,38 +175,30 @@ bool create_cuda(CUdevice device, std::string* error) {
     *error = cu_failed("CUDA set-up", result);
     return false;
   }
-  VkSemaphoreGetFdInfoKHR fd_info = {};
-  fd_info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR;
-  fd_info.semaphore = g_native.a;
-  fd_info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-  int fd = -1;
-  VkResult exported = g_native.get_semaphore_fd(g_native.device, &fd_info, &fd);
-  if (exported != VK_SUCCESS) {
-    *error = vk_failed("vkGetSemaphoreFdKHR", exported);
-    return false;
-  }
-  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC description = {};
-  description.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
-  description.handle.fd = fd;
-  result = cuImportExternalSemaphore(&g_native.imported_a, &description);
-  if (result != CUDA_SUCCESS) {
-    close(fd);  // CUDA owns the fd only once the import succeeded.
-    *error = cu_failed("cuImportExternalSemaphore", result);
-    return false;
-  }
-  return true;
+  return import_into_cuda(g_native.a, &g_native.imported_a, error) &&
+         import_into_cuda(g_native.b, &g_native.imported_b, error);
 }
 
-void signal_on_queue(VkSemaphore semaphore, uint64_t value) {
+// An empty submission that signals |semaphore| = |value|, after waiting on
+// the GPU for |wait| = |value| where |wait| is not null.
+void signal_on_queue(VkSemaphore semaphore, uint64_t value, VkSemaphore wait = VK_NULL_HANDLE) {
   VkTimelineSemaphoreSubmitInfo timeline_info = {};
   timeline_info.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
   timeline_info.signalSemaphoreValueCount = 1;
   timeline_info.pSignalSemaphoreValues = &value;
+  const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
   VkSubmitInfo info = {};
   info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   info.pNext = &timeline_info;
   info.signalSemaphoreCount = 1;
   info.pSignalSemaphores = &semaphore;
+  if (wait != VK_NULL_HANDLE) {
+    timeline_info.waitSemaphoreValueCount = 1;
+    timeline_info.pWaitSemaphoreValues = &value;
+    info.waitSemaphoreCount = 1;
+    info.pWaitSemaphores = &wait;
+    info.pWaitDstStageMask = &stage;
+  }
   vkQueueSubmit(g_native.queue, 1, &info, VK_NULL_HANDLE);
 }
 
@@ -186,20 +211,41 @@ void host_wait(VkSemaphore semaphore, uint64_t value) {
   vkWaitSemaphores(g_native.device, &info, UINT64_MAX);
 }
 
-void native_three_hops(benchmark::State& state, bool device_side) {
+// Which hops the GPU takes by itself; the host carries the others.
+struct Hops {
+  bool wait_on_device;    // Vulkan → CUDA
+  bool signal_on_device;  // CUDA → Vulkan
+  const char* name;
+};
+
+constexpr Hops kHops[] = {
+    {true, false, "device"},
+    {false, false, "host"},
+    {false, true, "host_device_signal"},
+    {true, true, "device_device_signal"},
+};
+
+void native_three_hops(benchmark::State& state, const Hops& hops) {
   for (auto _ : state) {
     const uint64_t value = ++g_native.value;
     signal_on_queue(g_native.a, value);
-    if (device_side) {
+    if (hops.wait_on_device) {
       CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS params = {};
       params.params.fence.value = value;
       cuWaitExternalSemaphoresAsync(&g_native.imported_a, &params, 1, g_native.stream);
     } else {
       host_wait(g_native.a, value);
     }
-    cuEventRecord(g_native.done, g_native.stream);
-    cuEventSynchronize(g_native.done);
-    signal_on_queue(g_native.c, value);
+    if (hops.signal_on_device) {
+      CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params = {};
+      params.params.fence.value = value;
+      cuSignalExternalSemaphoresAsync(&g_native.imported_b, &params, 1, g_native.stream);
+      signal_on_queue(g_native.c, value, g_native.b);
+    } else {
+      cuEventRecord(g_native.done, g_native.stream);
+      cuEventSynchronize(g_native.done);
+      signal_on_queue(g_native.c, value);
+    }
     host_wait(g_native.c, value);
   }
 }
@@ -226,15 +272,15 @@ void register_native_three_hops(const uint8_t uuid[16], const std::string& name)
   } else if (create_vulkan(uuid, &error)) {
     create_cuda(cuda_device, &error);
   }
-  for (bool device_side : {true, false}) {
+  for (const Hops& hops : kHops) {
     const std::string benchmark_name =
-        "BM_ThreeHops/" + name + "/chain_1/" + (device_side ? "device" : "host") + "/native";
-    benchmark::RegisterBenchmark(benchmark_name.c_str(), [error, device_side](benchmark::State& state) {
+        "BM_ThreeHops/" + name + "/chain_1/" + hops.name + "/native";
+    benchmark::RegisterBenchmark(benchmark_name.c_str(), [error, &hops](benchmark::State& state) {
       if (!error.empty()) {
         state.SkipWithError(error.c_str());
         return;
       }
-      native_three_hops(state, device_side);
+      native_three_hops(state, hops);
     })->UseRealTime()->Unit(benchmark::kMicrosecond);
   }
 }

@@ -10,7 +10,8 @@
 
 namespace halo::bench {
 
-// Registers BM_ThreeHops/|name|/chain_1/{device,host}/native for the GPU
+// Registers BM_ThreeHops/|name|/chain_1/{device,host,host_device_signal,
+// device_device_signal}/native for the GPU
 // whose Vulkan and CUDA devices have |uuid|; each skips, saying why, where
 // the set-up fails.
 void register_native_three_hops(const uint8_t uuid[16], const std::string& name);
