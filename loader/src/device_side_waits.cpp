@@ -54,9 +54,10 @@ bool candidate(halo_device_t* device, halo_semaphore_t* semaphore) noexcept {
 
 // Exports |semaphore| in each type its device exports and |device| imports
 // for device waits, until an import succeeds. Returns the import (a new
-// reference) or NULL, saying why when HALO_LOADER_DEBUG asks.
-halo_semaphore_t* make_import(halo_device_t* device,
-                              halo_semaphore_t* semaphore) noexcept {
+// reference) or NULL (kept as the pair's answer unless the failure may
+// pass), saying why when HALO_LOADER_DEBUG asks.
+MadeImport<halo_semaphore_t> make_import(halo_device_t* device,
+                                         halo_semaphore_t* semaphore) noexcept {
   static const char kFunction[] = "device-side wait";
   halo_device_capabilities_t waiter;
   halo_device_capabilities_t exporter;
@@ -67,13 +68,15 @@ halo_semaphore_t* make_import(halo_device_t* device,
   }
   if (status != nullptr) {
     halo_status_free(status);
-    return nullptr;
+    return {};
   }
   if ((waiter.features & HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS) == 0) {
-    return nullptr;  // Its imports are for applications that make them.
+    return {};  // Its imports are for applications that make them.
   }
   const halo_external_handle_type_t types =
       exporter.semaphore_export_types & waiter.semaphore_wait_import_types;
+  // Fds or memory that ran out may not have by the next try.
+  bool transient = false;
   for (halo_external_handle_type_t type = 1;
        type & HALO_EXTERNAL_HANDLE_TYPES_KNOWN; type <<= 1) {
     if ((types & type) == 0) continue;
@@ -91,16 +94,17 @@ halo_semaphore_t* make_import(halo_device_t* device,
       log_message(HALO_LOG_LEVEL_INFO,
                   "device-side waits: a semaphore shared as %s",
                   handle_type_name(type));
-      return import;
+      return {import, true};
     }
     if (log_enabled(HALO_LOG_LEVEL_DEBUG)) {
       log_message(HALO_LOG_LEVEL_DEBUG,
                   "device-side waits: not as %s: %s (the host hands off)",
                   handle_type_name(type), halo_status_message(status));
     }
+    transient |= halo_status_code(status) == HALO_STATUS_RESOURCE_EXHAUSTED;
     halo_status_free(status);
   }
-  return nullptr;
+  return {nullptr, !transient};
 }
 
 // The pair's import, retained, or NULL; made on first use.

@@ -35,6 +35,16 @@ struct ImportKeyHash {
   }
 };
 
+// What one try at an import gave: the import (a new reference), or NULL,
+// and whether to remember a NULL. A failure that may pass (file
+// descriptors or memory running out) is not remembered: the pair is tried
+// again on its next use.
+template <typename Handle>
+struct MadeImport {
+  Handle* import = nullptr;
+  bool remember = true;
+};
+
 // |Handle|: halo_semaphore_t or halo_buffer_t.
 template <typename Handle>
 class ImportTable {
@@ -71,14 +81,17 @@ class ImportTable {
     return kept;
   }
 
-  // The pair's import, retained, or NULL; made by |make| (returning a new
-  // reference or NULL) on first use. Throws std::bad_alloc.
+  // The pair's import, retained, or NULL; made by |make| (returning a
+  // MadeImport) on first use, and again after a failure it did not ask to
+  // remember. Throws std::bad_alloc.
   template <typename Make>
   Handle* find_or_make(const ImportKey& key, Make make) {
     bool tried = false;
     Handle* import = find(key, &tried);
     if (tried) return import;
-    return insert(key, make());
+    const MadeImport<Handle> made = make();
+    if (made.import == nullptr && !made.remember) return nullptr;
+    return insert(key, made.import);
   }
 
   void forget_object(const void* object) noexcept {

@@ -113,9 +113,11 @@ Registry& registry() {
 
 // Exports |buffer| (described by |record|) in each type its device exports
 // and |device| imports for buffers, until an import succeeds. Returns the
-// import (a new reference) or NULL, saying why when HALO_LOADER_DEBUG asks.
-halo_buffer_t* make_import(halo_device_t* device, halo_buffer_t* buffer,
-                           const ExportableBuffer& record) noexcept {
+// import (a new reference) or NULL (kept as the pair's answer unless the
+// failure may pass), saying why when HALO_LOADER_DEBUG asks.
+MadeImport<halo_buffer_t> make_import(halo_device_t* device,
+                                      halo_buffer_t* buffer,
+                                      const ExportableBuffer& record) noexcept {
   static const char kFunction[] = "buffer sharing";
   halo_device_capabilities_t importer;
   halo_device_capabilities_t exporter;
@@ -125,10 +127,12 @@ halo_buffer_t* make_import(halo_device_t* device, halo_buffer_t* buffer,
   }
   if (status != nullptr) {
     halo_status_free(status);
-    return nullptr;
+    return {};
   }
   const halo_external_handle_type_t types =
       exporter.buffer_export_types & importer.buffer_import_types;
+  // Fds or memory that ran out may not have by the next try.
+  bool transient = false;
   for (halo_external_handle_type_t type = 1;
        type & HALO_EXTERNAL_HANDLE_TYPES_KNOWN; type <<= 1) {
     if ((types & type) == 0) continue;
@@ -168,16 +172,17 @@ halo_buffer_t* make_import(halo_device_t* device, halo_buffer_t* buffer,
     if (status == nullptr) {
       log_message(HALO_LOG_LEVEL_INFO, "buffer sharing: a buffer shared as %s",
                   handle_type_name(type));
-      return import;
+      return {import, true};
     }
     if (log_enabled(HALO_LOG_LEVEL_DEBUG)) {
       log_message(HALO_LOG_LEVEL_DEBUG,
                   "buffer sharing: not as %s: %s (the command is refused)",
                   handle_type_name(type), halo_status_message(status));
     }
+    transient |= halo_status_code(status) == HALO_STATUS_RESOURCE_EXHAUSTED;
     halo_status_free(status);
   }
-  return nullptr;
+  return {nullptr, !transient};
 }
 
 }  // namespace

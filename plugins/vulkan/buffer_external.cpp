@@ -35,7 +35,9 @@ halo_status_t Buffer::export_handle(
       host, "vkGetMemoryFdKHR",
       device_->vkd.vkGetMemoryFdKHR(device_->device, &info, &fd));
   // The whole allocation: an importer must allocate exactly its size.
-  sdk::fill_fd_handle(type, fd, allocation_size_, out_handle);
+  HALO_SDK_RETURN_IF_ERROR(sdk::fill_fd_handle(host, kFunction,
+                                               "vkGetMemoryFdKHR", type, fd,
+                                               allocation_size_, out_handle));
   if (dedicated_) out_handle->flags = HALO_EXTERNAL_HANDLE_FLAG_DEDICATED;
   return HALO_OK;
 }

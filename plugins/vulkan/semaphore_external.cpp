@@ -88,8 +88,8 @@ halo_status_t Semaphore::export_handle(
   HALO_VK_RETURN_IF_FAILED(
       host, "vkGetSemaphoreFdKHR",
       device->vkd.vkGetSemaphoreFdKHR(device->device, &info, &fd));
-  sdk::fill_fd_handle(type, fd, 0, out_handle);
-  return HALO_OK;
+  return sdk::fill_fd_handle(host, kFunction, "vkGetSemaphoreFdKHR", type, fd,
+                             0, out_handle);
 }
 
 halo_status_t Semaphore::import(Device* device,

@@ -1,14 +1,18 @@
 // External handles of the vulkan plugin (halo/external.h, ABI 1.3) through
 // the public C API: opaque-fd buffers exported by one device and imported
 // by another (a VkDevice of its own on the same physical device), host
-// allocations imported as buffers, the fd ownership of a failed import, and
+// allocations imported as buffers, the fd ownership of a failed import,
+// buffers named by the other device's commands (libhalo's imports), and
 // timeline semaphores shared as opaque fds where the driver offers it
 // (lavapipe does not: those cases skip there and run on GPUs).
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include "vulkan_test_util.hpp"
@@ -186,6 +190,71 @@ TEST_F(ExternalTest, ImportOnTheExportingDevice) {
   fill_on(device(), imported.get(), 0xabcdef01u);
   EXPECT_EQ(read(exported.get(), kWords),
             std::vector<uint32_t>(kWords, 0xabcdef01u));
+}
+
+// Every descriptor below a lowered RLIMIT_NOFILE is open while it lives, so
+// that the next one made anywhere in the process fails with EMFILE.
+class FdsRunOut {
+ public:
+  FdsRunOut() {
+    getrlimit(RLIMIT_NOFILE, &saved_);
+    int highest = 2;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+      highest = std::max(highest, std::atoi(entry.path().filename().c_str()));
+    }
+    rlimit lowered = saved_;
+    lowered.rlim_cur = std::min<rlim_t>(saved_.rlim_cur, highest + 8);
+    setrlimit(RLIMIT_NOFILE, &lowered);
+    for (int fd; (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) {
+      held_.push_back(fd);
+    }
+  }
+  ~FdsRunOut() {
+    for (int fd : held_) close(fd);
+    setrlimit(RLIMIT_NOFILE, &saved_);
+  }
+
+ private:
+  rlimit saved_ = {};
+  std::vector<int> held_;
+};
+
+// An EXPORTABLE buffer named in the other device's commands: libhalo
+// shares it as an opaque fd (external.h, "Buffers named by another
+// device's commands"), and the commands write its memory.
+TEST_F(ExternalTest, ExportableBufferNamedByTheOtherDevice) {
+  if (!exports_buffers()) GTEST_SKIP() << "the device exports no buffers";
+  const halo_buffer_params_t exportable = params(HALO_BUFFER_FLAG_EXPORTABLE);
+  halo_buffer_t* raw = nullptr;
+  HALO_ASSERT_OK(halo_buffer_allocate(device(), &exportable, &raw));
+  BufferPtr exported(raw);
+  fill_on(second_device(), exported.get(), 0x0badf00du);
+  EXPECT_EQ(read(exported.get(), kWords),
+            std::vector<uint32_t>(kWords, 0x0badf00du));
+}
+
+// A sharing that failed because descriptors ran out is tried again at the
+// next command, not remembered as impossible.
+TEST_F(ExternalTest, SharingRefusedForWantOfFdsIsTriedAgain) {
+  if (!exports_buffers()) GTEST_SKIP() << "the device exports no buffers";
+  const halo_buffer_params_t exportable = params(HALO_BUFFER_FLAG_EXPORTABLE);
+  halo_buffer_t* raw = nullptr;
+  HALO_ASSERT_OK(halo_buffer_allocate(device(), &exportable, &raw));
+  BufferPtr exported(raw);
+  CommandBufferPtr refused =
+      begin_command_buffer(HALO_COMMAND_BUFFER_MODE_ONE_SHOT, second_device());
+  ASSERT_NE(refused, nullptr);
+  {
+    const FdsRunOut no_fds;
+    const uint32_t pattern = 1;
+    Status status(halo_command_buffer_fill(refused.get(), exported.get(), 0,
+                                           HALO_WHOLE_BUFFER, &pattern,
+                                           sizeof(pattern)));
+    EXPECT_EQ(status.code(), HALO_STATUS_INVALID_ARGUMENT) << status.describe();
+  }
+  fill_on(second_device(), exported.get(), 0x600dcafeu);
+  EXPECT_EQ(read(exported.get(), kWords),
+            std::vector<uint32_t>(kWords, 0x600dcafeu));
 }
 
 TEST_F(ExternalTest, HostAllocationImported) {

@@ -128,6 +128,10 @@
  * host_allocation_alignment (allocate B with that alignment). Otherwise
  * the command is refused as before: INVALID_ARGUMENT for a buffer of
  * another device (HALO_LOADER_DEBUG=debug says why no import was made).
+ * A pair that cannot share is not tried again, unless the export or
+ * import failed with RESOURCE_EXHAUSTED (file descriptors or memory ran
+ * out): the next command naming it tries again. The same holds for the
+ * device-side waits above.
  * The command buffer keeps B alive, besides the import, until it is
  * destroyed, so B may be released once the command is recorded, as any
  * buffer a command names. The import holds D; libhalo lets it go when B is

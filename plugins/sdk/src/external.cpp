@@ -34,13 +34,23 @@ halo_status_t check_export(Host host, const char *function, const char *noun,
   return HALO_OK;
 }
 
-void fill_fd_handle(halo_external_handle_type_t type, int fd, uint64_t size,
-                    halo_external_handle_t *out) noexcept {
+halo_status_t fill_fd_handle(Host host, const char *function,
+                             const char *native_call,
+                             halo_external_handle_type_t type, int fd,
+                             uint64_t size,
+                             halo_external_handle_t *out) noexcept {
+  if (fd < 0) {
+    return host.make_status(HALO_STATUS_RESOURCE_EXHAUSTED,
+                            "%s: %s succeeded but gave no file descriptor "
+                            "(fd %d; the process may have run out of them)",
+                            function, native_call, fd);
+  }
   out->type = type;
   out->fd = fd;
   out->flags = 0;
   out->host_pointer = nullptr;
   out->size = size;
+  return HALO_OK;
 }
 
 void fill_host_handle(void *pointer, uint64_t size,

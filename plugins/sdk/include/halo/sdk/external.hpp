@@ -28,8 +28,15 @@ halo_status_t check_export(Host host, const char *function, const char *noun,
 
 // Fills |out| with an fd handle of |type| (OPAQUE_FD or DMA_BUF) naming
 // |size| bytes (0 for a semaphore). Ownership of |fd| passes with it.
-void fill_fd_handle(halo_external_handle_type_t type, int fd, uint64_t size,
-                    halo_external_handle_t *out) noexcept;
+// |fd| is what |native_call| gave |function|: a negative one (a driver
+// that reports success when the process has no descriptor left, as Mesa's
+// lavapipe does) is RESOURCE_EXHAUSTED naming both, so that the caller may
+// try again once descriptors are free.
+halo_status_t fill_fd_handle(Host host, const char *function,
+                             const char *native_call,
+                             halo_external_handle_type_t type, int fd,
+                             uint64_t size,
+                             halo_external_handle_t *out) noexcept;
 
 // Fills |out| with a HOST_ALLOCATION handle of |size| bytes at |pointer|.
 void fill_host_handle(void *pointer, uint64_t size,
