@@ -42,10 +42,10 @@ struct DeviceDescription {
   bool unified_memory = false;
   // cl_khr_semaphore is offered (not used yet; reported by halo-info).
   bool khr_semaphore = false;
-  // How long the queue's worker polls an issued submission's completion
-  // event before it leaves the submission to a CL_COMPLETE callback (see
-  // queue.hpp): 50 µs on GPUs, 0 (a callback at once) elsewhere, or
-  // HALO_OPENCL_COMPLETION_POLL_US.
+  // How long the queue's worker spins polling an issued submission's
+  // completion event before it polls with a growing sleep (see queue.hpp):
+  // 50 µs on GPUs, 0 (a CL_COMPLETE callback at once, no polling)
+  // elsewhere, or HALO_OPENCL_COMPLETION_POLL_US.
   std::chrono::microseconds completion_poll{0};
 
   // True when the device's OpenCL version is at least |major|.|minor|.

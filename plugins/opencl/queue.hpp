@@ -4,12 +4,14 @@
 // How an issued submission's completion is observed depends on the device
 // (DeviceDescription::completion_poll). With a poll time, the submitting
 // thread hands the submission to the worker, which polls its completion
-// event for that long and completes it itself when the event finishes in
-// time: no callback, no OpenCL object per submission, and while work keeps
-// coming the worker spins for the next one instead of sleeping. Longer work
-// falls back to a CL_COMPLETE callback, so that no thread spins for as long
-// as the device runs. Without a poll time the callback is registered at
-// once and the worker only releases.
+// event for that long and completes it itself: no callback, no OpenCL
+// object per submission, and while work keeps coming the worker spins for
+// the next one instead of sleeping. Longer work is polled with a growing
+// sleep between queries (at most 0.5 ms), so that no thread spins for as
+// long as the device runs; a CL_COMPLETE callback would do that too, but
+// NVIDIA's driver delivers it milliseconds after the work ends. Without a
+// poll time the callback is registered at once and the worker only
+// releases.
 #ifndef HALO_OPENCL_QUEUE_HPP_
 #define HALO_OPENCL_QUEUE_HPP_
 

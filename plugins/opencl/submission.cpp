@@ -24,6 +24,10 @@ constexpr cl_int kGateFailed = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
 // ms, with round trips alike (bench/README.md). Host waits block on the
 // event themselves, so the interval delays only the worker's own landing.
 constexpr std::chrono::microseconds kPollInterval{4};
+// The longest sleep between two queries of work that outlasted the poll: a
+// worker that finds it finished at most this late, or a quarter of the time
+// already waited, and that queries at most 2,000 times a second.
+constexpr std::chrono::microseconds kLongestPollSleep{500};
 
 // Sets user event |event|'s status, holding a reference of its own for the
 // call: completing it may run the work behind it, and the callbacks of that
@@ -278,25 +282,23 @@ void Submission::poll_completion(std::chrono::microseconds poll_for) noexcept {
   // thread, beside the submitting one, cost more than polling saved
   // (bench/README.md).
   cl_int status = CL_QUEUED;
-  sdk::spin_until(poll_for, kPollInterval, [&] {
-    // A host thread blocked on this event (await_work) sees it finish as
-    // soon as anyone; querying meanwhile only contends with it for the
-    // driver's locks. Its drop ends the hold.
+  // A host thread blocked on this event (await_work) sees it finish as soon
+  // as anyone; querying meanwhile only contends with it for the driver's
+  // locks. Its drop ends the hold.
+  auto finished = [&] {
     if (holders_.load(std::memory_order_acquire) > 1) return false;
     status = execution_status();
     return status <= CL_COMPLETE;
-  });
-  if (status > CL_COMPLETE) {
-    // Long work: sleep until the callback rather than spin. Flushed, so
-    // that an implementation that holds enqueued commands back until a
-    // flush runs them.
+  };
+  if (!sdk::spin_until(poll_for, kPollInterval, finished)) {
+    // Longer work. Flushed, so that an implementation that holds enqueued
+    // commands back until a flush runs them. Then polled with a growing
+    // sleep rather than left to a CL_COMPLETE callback, which NVIDIA's
+    // driver delivers milliseconds after the work ends (bench/README.md,
+    // halo-bench-share), and rather than waited for in clWaitForEvents,
+    // which takes the driver's locks from the submitting thread.
     api_->clFlush(device_->cl_queue);
-    if (register_callback() == CL_SUCCESS) return;
-    // The work may run: wait for it before the submission may be released.
-    // The wait fails for failed work, which the status then tells.
-    api_->clWaitForEvents(1, &completion_);
-    status = execution_status();
-    if (status > CL_COMPLETE) status = CL_INVALID_EVENT;
+    sdk::poll_with_backoff(kPollInterval * 2, kLongestPollSleep, finished);
   }
   on_work_done(status);
   drop();

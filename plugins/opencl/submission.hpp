@@ -105,10 +105,9 @@ class Submission final : public sdk::Submission, public SignalSource {
     handed_over_issued_ = false;
     return issued;
   }
-  // On the worker: polls the completion event for up to |poll_for| and,
-  // when it finishes in time, completes the submission as the completion
-  // callback would; otherwise registers that callback after all (or, should
-  // that fail, blocks until the event finishes).
+  // On the worker: polls the completion event for up to |poll_for|, then
+  // with a growing sleep between queries until it finishes, and completes
+  // the submission as the completion callback would.
   void poll_completion(std::chrono::microseconds poll_for) noexcept;
 
   // Keeps an issued submission from going to the worker until the matching
