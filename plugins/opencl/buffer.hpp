@@ -2,7 +2,8 @@
 // is CL_MEM_ALLOC_HOST_PTR memory, mapped with clEnqueueMapBuffer on the
 // device's private in-order queue (a map blocks until the memory is there).
 // An imported host allocation (buffer_import.cpp) is a CL_MEM_USE_HOST_PTR
-// cl_mem over the application's memory, and an ordinary buffer otherwise.
+// cl_mem over the application's memory, imported device memory a cl_mem of
+// cl_khr_external_memory, and each an ordinary buffer otherwise.
 #ifndef HALO_OPENCL_BUFFER_HPP_
 #define HALO_OPENCL_BUFFER_HPP_
 
@@ -34,6 +35,9 @@ struct Buffer {
   // An imported host allocation's first byte (the application's); NULL for
   // an allocated buffer.
   const void* imported_memory = nullptr;
+  // Imported device memory of another API (OPAQUE_FD): submissions acquire
+  // and release it (cl_khr_external_memory).
+  bool external = false;
 
   // The vtable of every such object (see sdk/object_cast.hpp).
   static const halo_buffer_vtable_t kVtable;
@@ -47,16 +51,24 @@ struct Buffer {
   static halo_status_t create(Device* device, const halo_buffer_params_t& params,
                               halo_buffer_t** out_buffer) noexcept;
 
-  // Makes a buffer of |device| over the host memory that |handle| names,
-  // after sdk::check_buffer_params; libhalo has checked the handle (a
-  // HOST_ALLOCATION, aligned to the device's host_allocation_alignment, at
-  // least |params.size| bytes) and that the device imports its type. The
-  // memory stays the application's: the buffer never frees it. Returns a
+  // Makes a buffer of |device| over the memory that |handle| names, after
+  // sdk::check_buffer_params; libhalo has checked the handle (a
+  // HOST_ALLOCATION aligned to the device's host_allocation_alignment, or
+  // an OPAQUE_FD; at least |params.size| bytes) and that the device imports
+  // its type. Host memory stays the application's: the buffer never frees
+  // it. Returns a
   // new reference in |out_buffer|, or the failing OpenCL call's status
   // naming halo_buffer_import.
   static halo_status_t import(Device* device, const halo_buffer_params_t& params,
                               const halo_external_handle_t& handle,
                               halo_buffer_t** out_buffer) noexcept;
+
+  // import() of an OPAQUE_FD: DEVICE_LOCAL memory only; the fd is
+  // OpenCL's once this succeeds.
+  static halo_status_t import_device_memory(Device* device,
+                                            const halo_buffer_params_t& params,
+                                            const halo_external_handle_t& handle,
+                                            halo_buffer_t** out_buffer) noexcept;
 
   // Wraps |memory| (ownership passes, released on failure too) in a new
   // buffer of |device| with |facts|; a new reference in |out_buffer|.

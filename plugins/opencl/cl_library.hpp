@@ -15,6 +15,7 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #endif
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 
 namespace halo::cl {
 
@@ -63,10 +64,12 @@ namespace halo::cl {
 
 // Functions of later versions; NULL where the loader lacks them, and even
 // where present only usable on devices of the version that has them.
-#define HALO_CL_OPTIONAL_FUNCTIONS(X)   \
-  X(clCreateCommandQueueWithProperties) \
-  X(clCreateProgramWithIL)              \
-  X(clCloneKernel)
+#define HALO_CL_OPTIONAL_FUNCTIONS(X)        \
+  X(clCreateCommandQueueWithProperties)      \
+  X(clCreateProgramWithIL)                   \
+  X(clCloneKernel)                           \
+  X(clCreateBufferWithProperties)            \
+  X(clGetExtensionFunctionAddressForPlatform)
 
 // The loaded entry points. Immutable once loaded; shared by every object.
 struct Api {

@@ -2,6 +2,7 @@
 // plugin through sdk/commands.hpp) and the recorded commands.
 #include "command_buffer.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "buffer.hpp"
@@ -155,6 +156,7 @@ CommandBuffer::CommandBuffer(Device* device, halo_command_buffer_mode_t mode)
       recording(mode),
       commands(sdk::HostAllocator<Command>(device->host)),
       retained(sdk::HostAllocator<halo_object_t*>(device->host)),
+      external_memory(sdk::HostAllocator<cl_mem>(device->host)),
       hazards(device->host) {
   host.retain(sdk::as_object(device->handle()));
 }
@@ -203,12 +205,20 @@ void CommandBuffer::append(const Command& command,
   if (hazards.conflicts(accesses, access_count)) append_barrier();
   hazards.add(accesses, access_count);
   retained.reserve(retained.size() + objects.size());
+  external_memory.reserve(external_memory.size() + objects.size());
   commands.push_back(command);
   // Cannot throw: reserved above.
   for (halo_object_t* object : objects) {
     if (object == nullptr) continue;
     host.retain(object);
     retained.push_back(object);
+    const Buffer* buffer =
+        Buffer::from(reinterpret_cast<halo_buffer_t*>(object));
+    if (buffer != nullptr && buffer->external &&
+        std::find(external_memory.begin(), external_memory.end(),
+                  buffer->memory) == external_memory.end()) {
+      external_memory.push_back(buffer->memory);
+    }
   }
   if (command.kind != Command::Kind::kBarrier) ++enqueue_count;
 }

@@ -61,6 +61,10 @@ struct CommandBuffer {
   std::vector<Command, sdk::HostAllocator<Command>> commands;
   // Buffers and executables the commands name, one reference each.
   std::vector<halo_object_t*, sdk::HostAllocator<halo_object_t*>> retained;
+  // The imported device memory the commands name (Buffer::external), each
+  // once: a submission acquires it before its commands and releases it
+  // once they completed (submission.hpp).
+  std::vector<cl_mem, sdk::HostAllocator<cl_mem>> external_memory;
   // Commands that enqueue something (not barriers, not empty ones).
   size_t enqueue_count = 0;
   // What the commands since the last barrier touch.

@@ -109,6 +109,39 @@ bool has_word(const char* list, const char* word) {
   return false;
 }
 
+// Fills |out|'s acquire_external and release_external when |device| lists
+// CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR among its memory import types and
+// its platform has both entry points (and the loader
+// clCreateBufferWithProperties); leaves them NULL otherwise.
+void find_opaque_fd_import(const Api& api, cl_device_id device,
+                           DeviceDescription* out) {
+  if (api.clCreateBufferWithProperties == nullptr ||
+      api.clGetExtensionFunctionAddressForPlatform == nullptr) {
+    return;
+  }
+  cl_external_memory_handle_type_khr types[16] = {};
+  size_t size = 0;
+  if (api.clGetDeviceInfo(device,
+                          CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR,
+                          sizeof(types), types, &size) != CL_SUCCESS) {
+    return;
+  }
+  bool opaque_fd = false;
+  for (size_t i = 0; i < size / sizeof(types[0]) && i < 16; ++i) {
+    opaque_fd |= types[i] == CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR;
+  }
+  if (!opaque_fd) return;
+  auto acquire = reinterpret_cast<clEnqueueAcquireExternalMemObjectsKHR_fn>(
+      api.clGetExtensionFunctionAddressForPlatform(
+          out->platform, "clEnqueueAcquireExternalMemObjectsKHR"));
+  auto release = reinterpret_cast<clEnqueueReleaseExternalMemObjectsKHR_fn>(
+      api.clGetExtensionFunctionAddressForPlatform(
+          out->platform, "clEnqueueReleaseExternalMemObjectsKHR"));
+  if (acquire == nullptr || release == nullptr) return;
+  out->acquire_external = acquire;
+  out->release_external = release;
+}
+
 halo_status_t describe_info(sdk::Host host, const Api& api,
                             cl_device_id device, DeviceDescription* out) {
   halo_device_info_t& info = out->info;
@@ -129,6 +162,9 @@ halo_status_t describe_info(sdk::Host host, const Api& api,
   char extensions[8192] = {};
   HALO_CL_QUERY_TEXT_(CL_DEVICE_EXTENSIONS, extensions);
   out->khr_semaphore = has_word(extensions, "cl_khr_semaphore");
+  if (has_word(extensions, "cl_khr_external_memory_opaque_fd")) {
+    find_opaque_fd_import(api, device, out);
+  }
   if (has_word(extensions, "cl_khr_device_uuid")) {
     HALO_CL_QUERY_VALUE_(CL_DEVICE_UUID_KHR, &info.uuid);
   }
@@ -208,7 +244,11 @@ halo_status_t describe_programs(sdk::Host host, const Api& api,
 // size must then be multiples of a page, the unit in which implementations
 // pin and map host memory, and of CL_DEVICE_MEM_BASE_ADDR_ALIGN, below which
 // an implementation may copy the memory into an aligned buffer of its own.
-// Nothing is exported, and no semaphore shared, yet.
+// An OPAQUE_FD (cl_khr_external_memory_opaque_fd, NVIDIA's OpenCL) is
+// imported as a buffer over the other API's device memory, which each
+// submission naming it acquires and releases (submission.hpp). Nothing is
+// exported, and no semaphore shared: cl_khr_semaphore has binary
+// semaphores only, and halo shares timelines.
 void describe_external(DeviceDescription* out) {
   halo_device_capabilities_t& caps = out->capabilities;
   caps.buffer_export_types = 0;
@@ -216,10 +256,13 @@ void describe_external(DeviceDescription* out) {
   caps.semaphore_import_types = 0;
   caps.buffer_import_types = 0;
   caps.host_allocation_alignment = 0;
+  if (out->acquire_external != nullptr) {
+    caps.buffer_import_types |= HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD;
+  }
   if (!out->unified_memory) return;
   const long page = sysconf(_SC_PAGESIZE);
   const uint64_t page_size = page > 0 ? static_cast<uint64_t>(page) : 4096;
-  caps.buffer_import_types = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
+  caps.buffer_import_types |= HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
   caps.host_allocation_alignment =
       std::max(page_size, caps.min_buffer_alignment);
 }

@@ -42,6 +42,13 @@ struct DeviceDescription {
   bool unified_memory = false;
   // cl_khr_semaphore is offered (not used yet; reported by halo-info).
   bool khr_semaphore = false;
+  // cl_khr_external_memory_opaque_fd, with OPAQUE_FD among the device's
+  // import types: another API's device memory is imported as a buffer,
+  // which submissions acquire and release around their commands (both
+  // entry points found; otherwise NULL and no import). See
+  // describe_external.
+  clEnqueueAcquireExternalMemObjectsKHR_fn acquire_external = nullptr;
+  clEnqueueReleaseExternalMemObjectsKHR_fn release_external = nullptr;
   // How long the queue's worker spins polling an issued submission's
   // completion event before it polls with a growing sleep (see queue.hpp):
   // 50 µs on GPUs, 0 (a CL_COMPLETE callback at once, no polling)

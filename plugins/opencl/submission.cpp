@@ -2,6 +2,8 @@
 // release (see submission.hpp).
 #include "submission.hpp"
 
+#include <algorithm>
+
 #include "cl_status.hpp"
 #include "command_buffer.hpp"
 #include "device.hpp"
@@ -47,6 +49,12 @@ Submission::Extra Submission::plan_extra(sdk::AllocationPlan& plan,
   extra.chained = plan.reserve<cl_event>(lists.waits.count);
   extra.chained_waits = plan.reserve<bool>(lists.waits.count);
   extra.device_signals = plan.reserve<DeviceSignal>(lists.signals.count);
+  size_t external = 0;
+  for (size_t i = 0; i < lists.command_buffer_count; ++i) {
+    external +=
+        CommandBuffer::cast(lists.command_buffers[i])->external_memory.size();
+  }
+  extra.external = plan.reserve<cl_mem>(external);
   return extra;
 }
 
@@ -65,8 +73,17 @@ Submission::Submission(const Init& init, const Extra& extra, Device* device,
       queue_(queue),
       chained_(init.at<cl_event>(extra.chained)),
       chained_waits_(init.at<bool>(extra.chained_waits)),
-      device_signals_(init.at<DeviceSignal>(extra.device_signals)) {
+      device_signals_(init.at<DeviceSignal>(extra.device_signals)),
+      external_(init.at<cl_mem>(extra.external)) {
   for (size_t i = 0; i < wait_count(); ++i) chained_waits_[i] = false;
+  for (size_t i = 0; i < command_buffer_count(); ++i) {
+    for (cl_mem memory : CommandBuffer::cast(command_buffer(i))->external_memory) {
+      if (std::find(external_, external_ + external_count_, memory) ==
+          external_ + external_count_) {
+        external_[external_count_++] = memory;
+      }
+    }
+  }
   for (size_t i = 0; i < signal_count(); ++i) {
     ::new (&device_signals_[i]) DeviceSignal{};
   }
@@ -98,7 +115,10 @@ void Submission::resolve_waits() noexcept {
     }
     host().free(status);
     Semaphore* own = Semaphore::from(semaphore);
-    if (status == HALO_OK && own != nullptr &&
+    // Work on imported memory never waits on another submission's event,
+    // which may still be behind that submission's gate (see the top of
+    // submission.hpp).
+    if (status == HALO_OK && own != nullptr && external_count_ == 0 &&
         own->context == device_->context()) {
       cl_event event =
           own->device_signals.find_event(device_->context(), value);
@@ -137,11 +157,44 @@ halo_status_t Submission::enqueue_work() {
     api_->clRetainEvent(gate_);
     deps.push(gate_);
   }
+  if (external_count_ > 0) {
+    cl_event acquired = nullptr;
+    HALO_CL_RETURN_IF_ERROR(
+        host(), "clEnqueueAcquireExternalMemObjectsKHR",
+        device_->description->acquire_external(
+            device_->cl_queue, static_cast<cl_uint>(external_count_),
+            external_, 0, nullptr, &acquired));
+    external_acquired_ = true;
+    deps.push(acquired);
+  }
   for (size_t i = 0; i < command_buffer_count(); ++i) {
     HALO_SDK_RETURN_IF_ERROR(CommandBuffer::cast(command_buffer(i))
                                  ->enqueue(device_->cl_queue, &deps));
   }
+  if (external_acquired_ && release_behind(deps)) return HALO_OK;
   return device_->join(&deps, &completion_);
+}
+
+bool Submission::release_behind(const EventList& commands) {
+  // Every command is in: nothing half enqueued can run now, and the gate
+  // must be open before the release, which NVIDIA's driver would block in
+  // while a user event in its wait list is not complete.
+  if (gate_ != nullptr) {
+    release_error_ = set_event_status(api_, gate_, CL_COMPLETE);
+    if (release_error_ != CL_SUCCESS) return false;
+    api_->clReleaseEvent(gate_);
+    gate_ = nullptr;
+  }
+  cl_event released = nullptr;
+  release_error_ = device_->description->release_external(
+      device_->cl_queue, static_cast<cl_uint>(external_count_), external_,
+      commands.size(), commands.data(), &released);
+  // The commands may run: released once they have ended instead
+  // (on_work_done).
+  if (release_error_ != CL_SUCCESS) return false;
+  external_acquired_ = false;
+  completion_ = released;
+  return true;
 }
 
 halo_status_t Submission::prepare() noexcept {
@@ -159,9 +212,14 @@ halo_status_t Submission::prepare() noexcept {
 
 void Submission::abandon() noexcept {
   if (gate_ != nullptr) set_event_status(api_, gate_, kGateFailed);
+  // Nothing behind the failed gate touches the memory: hand it back now.
+  if (external_acquired_) enqueue_release();
 }
 
 void Submission::link_signals() noexcept {
+  // Landed after the release of external memory instead (see the top of
+  // submission.hpp).
+  if (external_acquired_) return;
   for (size_t i = 0; i < signal_count(); ++i) {
     Semaphore* own = Semaphore::from(this->signal(i).semaphore);
     if (own == nullptr || own->context != device_->context()) continue;
@@ -369,6 +427,19 @@ void Submission::on_work_done(cl_int status) noexcept {
   // A chained wait's semaphore may have been failed by the host while its
   // signaller ran: the signals fail all the same.
   halo_status_t failure = chained_failure();
+  if (external_acquired_) {
+    // The release could not be made behind the commands (release_behind):
+    // the signals fail, as nothing ordered the memory's hand-back before
+    // their waiters.
+    enqueue_release();
+    if (failure == HALO_OK) {
+      failure = host().make_status(
+          status_code_for(release_error_),
+          "the release of imported device memory behind a queue "
+          "submission's commands failed: %s (%d)",
+          error_name(release_error_), static_cast<int>(release_error_));
+    }
+  }
   if (failure == HALO_OK && status < 0) {
     failure = host().make_status(status_code_for(status),
                                 "the device work of a queue submission "
@@ -383,6 +454,16 @@ void Submission::on_work_done(cl_int status) noexcept {
   }
   signalled_ = true;
   unlink_signals();
+}
+
+void Submission::enqueue_release() noexcept {
+  external_acquired_ = false;
+  // The commands have ended, or will never run: nothing to wait for.
+  if (device_->description->release_external(
+          device_->cl_queue, static_cast<cl_uint>(external_count_), external_,
+          0, nullptr, nullptr) == CL_SUCCESS) {
+    api_->clFlush(device_->cl_queue);
+  }
 }
 
 void Submission::finish() noexcept {

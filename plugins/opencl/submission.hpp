@@ -41,6 +41,21 @@
 // worker once the callback and every holder (a waiting host thread, a
 // thread landing one of its signals) have let go of it.
 //
+// Imported device memory (cl_khr_external_memory) is acquired before the
+// commands and released behind them, and the release is the completion
+// event, so that every signal, however it lands, follows the memory's
+// hand-back. NVIDIA's driver (580) blocks the enqueuing thread in both
+// calls while their wait list waits, directly or through other commands, on
+// an incomplete user event, and a thread blocked there could hold up the
+// thread that would set it. So no such user event is left in their way:
+// the acquire waits on nothing and the commands on it too; such a
+// submission chains on no other submission's event (those may be behind
+// their gates), so its waits are reached, or wait on the host, before it is
+// enqueued; and its own gate opens once every command is in, before the
+// release. Should that fail, the release is made where the completion is
+// seen instead, and the signals fail there (none is linked as a device
+// signal): nothing ordered the hand-back before their waiters.
+//
 // The completion callback is registered only once every host-side wait is
 // reached: OpenCL implementations differ on whether a CL_COMPLETE callback
 // runs for a command that failed, so the plugin never registers one on an
@@ -62,6 +77,7 @@
 namespace halo::cl {
 
 struct Device;
+class EventList;
 class Queue;
 
 class Submission final : public sdk::Submission, public SignalSource {
@@ -71,6 +87,7 @@ class Submission final : public sdk::Submission, public SignalSource {
     size_t chained = 0;
     size_t chained_waits = 0;
     size_t device_signals = 0;
+    size_t external = 0;
   };
   static Extra plan_extra(sdk::AllocationPlan& plan,
                           const sdk::SubmissionLists& lists);
@@ -87,7 +104,7 @@ class Submission final : public sdk::Submission, public SignalSource {
   // submission.
   halo_status_t prepare() noexcept;
   // Gives up a prepared submission that will not start: fails the gate so
-  // that nothing enqueued runs.
+  // that nothing enqueued runs, and releases external memory it acquired.
   void abandon() noexcept;
   // Registers the host-side waits and the device signals and lets the work
   // go. From here on the submission belongs to the queue's worker (it may be
@@ -135,6 +152,10 @@ class Submission final : public sdk::Submission, public SignalSource {
  private:
   void resolve_waits() noexcept;
   halo_status_t enqueue_work();
+  // Opens the gate and enqueues the release of the acquired external memory
+  // behind |commands| as the completion event. Returns false, leaving the
+  // memory acquired, when either call fails.
+  bool release_behind(const EventList& commands);
   void link_signals() noexcept;
   void unlink_signals() noexcept;
   void issue() noexcept;
@@ -145,9 +166,15 @@ class Submission final : public sdk::Submission, public SignalSource {
   // query's error (negative, like a failed command's status).
   cl_int execution_status() noexcept;
   void fire() noexcept;
+  // The device work ended with |status|: signals or fails the signal
+  // semaphores.
   void on_work_done(cl_int status) noexcept;
   void signal_all() noexcept;
   void release_events() noexcept;
+  // Enqueues and flushes the release of the acquired external memory, with
+  // an empty wait list, for commands that have ended or will never run;
+  // clears external_acquired_.
+  void enqueue_release() noexcept;
 
   static void on_ready(sdk::Submission* submission) noexcept;
   static void CL_CALLBACK on_complete(cl_event event, cl_int status,
@@ -164,6 +191,14 @@ class Submission final : public sdk::Submission, public SignalSource {
   // One per signal; linked (and the signal marked native) on opencl
   // semaphores of the same context.
   DeviceSignal* device_signals_;
+  // The imported device memory its command buffers name, each once
+  // (Buffer::external).
+  cl_mem* external_;
+  size_t external_count_ = 0;
+  // The memory was acquired, and not released yet.
+  bool external_acquired_ = false;
+  // Why release_behind failed, for the signals it then fails.
+  cl_int release_error_ = CL_SUCCESS;
   bool has_host_waits_ = false;
   cl_event gate_ = nullptr;
   cl_event completion_ = nullptr;
