@@ -67,6 +67,16 @@ inline std::string native_api_name(halo_device_t* device) {
   return api;
 }
 
+// Whether |a| and |b| are devices of one GPU (equal, non-zero uuids), as
+// OPAQUE_FD memory and semaphores must be.
+inline bool same_gpu(halo_device_t* a, halo_device_t* b) {
+  const halo_device_info_t info_a = info_of(a);
+  const halo_device_info_t info_b = info_of(b);
+  static const uint8_t kNoUuid[sizeof(info_a.uuid)] = {};
+  return std::memcmp(info_a.uuid, info_b.uuid, sizeof(kNoUuid)) == 0 &&
+         std::memcmp(info_a.uuid, kNoUuid, sizeof(kNoUuid)) != 0;
+}
+
 }  // namespace halo::bench
 
 #endif  // HALO_BENCH_DEVICE_FACTS_HPP_

@@ -128,16 +128,11 @@ int main(int argc, char** argv) {
       halo_device_release(device);
     }
   }
-  static const uint8_t kNoUuid[16] = {};
   int registered = 0;
   for (halo_device_t* exporter : devices) {
     for (halo_device_t* waiter : devices) {
       const halo_device_info_t exporter_info = halo::bench::info_of(exporter);
-      const halo_device_info_t waiter_info = halo::bench::info_of(waiter);
-      const bool one_gpu =
-          std::memcmp(exporter_info.uuid, waiter_info.uuid, sizeof(kNoUuid)) == 0 &&
-          std::memcmp(exporter_info.uuid, kNoUuid, sizeof(kNoUuid)) != 0;
-      if (exporter == waiter || !one_gpu ||
+      if (exporter == waiter || !halo::bench::same_gpu(exporter, waiter) ||
           (halo::bench::capabilities_of(exporter).semaphore_export_types &
            halo::bench::capabilities_of(waiter).semaphore_wait_import_types) == 0) {
         continue;

@@ -1,20 +1,30 @@
-// halo-bench-share: a 64 MiB buffer handed from the cpu device to a device of
-// another plugin, zero-copy beside through the host.
+// halo-bench-share: a 64 MiB buffer handed from a device of one plugin to a
+// device of another, zero-copy beside through the host.
 //
-// Each iteration is one pipeline step: the cpu device fills the 64 MiB
-// buffer, then the other device copies all of it into memory of its own.
-//   zero_copy  the cpu buffer is exported as a HOST_ALLOCATION and imported
-//              by the other device once, at set-up; the copy reads it where
-//              the fill wrote it, waiting on the cpu's semaphore.
-//   named_directly  as zero_copy, but the other device's copy names the cpu
-//              buffer itself and libhalo imports it (external.h, "Buffers
-//              named by another device's commands"): what the application
-//              writes is one line shorter and should cost the same.
+// Each iteration is one pipeline step: the producer fills the 64 MiB
+// buffer, then the consumer copies all of it into memory of its own. Two
+// kinds of pair:
+//   host memory    the cpu device's buffer, shared as a HOST_ALLOCATION with
+//                  every device that imports one;
+//   device memory  a GPU's device-local buffer exported as an OPAQUE_FD by
+//                  one plugin (vulkan) and imported by another plugin's
+//                  device of the same GPU (cuda, NVIDIA's opencl).
+// Variants:
+//   zero_copy  the producer's buffer is exported and imported by the
+//              consumer once, at set-up; the copy reads it where the fill
+//              wrote it, waiting on the producer's semaphore.
+//   named_directly  as zero_copy, but the consumer's copy names the
+//              producer's buffer itself and libhalo imports it (external.h,
+//              "Buffers named by another device's commands"): what the
+//              application writes is one line shorter and should cost the
+//              same.
 //   host_copy  the hand-off of a framework without sharing: the host waits
-//              for the fill, copies the 64 MiB with memcpy into a
-//              host-visible buffer of the other device, which then copies it.
-// Both variants run the same device work; what differs is the hand-off.
-// Every device that imports HOST_ALLOCATION is paired with the cpu device.
+//              for the fill (and, for device memory, the producer's copy of
+//              it into host-visible memory of its own), copies the 64 MiB
+//              with memcpy into a host-visible buffer of the consumer, which
+//              then copies it.
+// Every variant runs the same fill and final copy; what differs is the
+// hand-off.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -89,44 +99,83 @@ void wait(halo_semaphore_t* semaphore, uint64_t value) {
 struct Pair {
   halo_device_t* producer = nullptr;
   halo_device_t* consumer = nullptr;
-  halo_buffer_t* produced = nullptr;   // cpu, exportable, mapped for host_copy
+  halo_buffer_t* produced = nullptr;   // producer's, exportable
   halo_buffer_t* imported = nullptr;   // consumer's view of |produced|
+  halo_buffer_t* readable = nullptr;   // producer, host-visible (host_copy)
   halo_buffer_t* staging = nullptr;    // consumer, host-visible (host_copy)
   halo_buffer_t* local = nullptr;      // consumer, device-local: the target
   halo_command_buffer_t* fill = nullptr;
+  // The fill, then (device memory) a copy into |readable|.
+  halo_command_buffer_t* fill_readable = nullptr;
   halo_command_buffer_t* copy_imported = nullptr;
   halo_command_buffer_t* copy_named = nullptr;  // names |produced| itself
   halo_command_buffer_t* copy_staging = nullptr;
-  void* produced_bytes = nullptr;
+  void* readable_bytes = nullptr;
   void* staging_bytes = nullptr;
+  // The host flushes and invalidates what it maps (NVIDIA's OpenCL has no
+  // host-coherent memory).
+  bool readable_coherent = false;
+  bool staging_coherent = false;
 };
 
-Pair make_pair(halo_device_t* producer, halo_device_t* consumer) {
+// Host-visible memory of |device|, coherent where it has such memory.
+halo_memory_type_t host_memory_of(halo_device_t* device) {
+  const halo_memory_type_t coherent =
+      HALO_MEMORY_TYPE_HOST_VISIBLE | HALO_MEMORY_TYPE_HOST_COHERENT;
+  const halo_memory_type_t types = halo::bench::capabilities_of(device).memory_types;
+  return (types & coherent) == coherent ? coherent : HALO_MEMORY_TYPE_HOST_VISIBLE;
+}
+
+bool coherent(halo_memory_type_t memory) {
+  return (memory & HALO_MEMORY_TYPE_HOST_COHERENT) != 0;
+}
+
+// A pair sharing |produced| through a handle of |type|: HOST_ALLOCATION
+// (host memory, which the host then reads in place) or OPAQUE_FD (device
+// memory, which the host reads through a copy).
+Pair make_pair(halo_device_t* producer, halo_device_t* consumer,
+               halo_external_handle_type_t type) {
   Pair pair{producer, consumer};
+  const bool host = type == HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
+  const halo_memory_type_t shared_memory =
+      host ? HALO_MEMORY_TYPE_HOST_VISIBLE : HALO_MEMORY_TYPE_DEVICE_LOCAL;
   const halo_buffer_usage_t transfer =
       HALO_BUFFER_USAGE_TRANSFER_SOURCE | HALO_BUFFER_USAGE_TRANSFER_TARGET;
-  pair.produced = allocate(producer, HALO_MEMORY_TYPE_HOST_VISIBLE,
-                           transfer | HALO_BUFFER_USAGE_MAPPING, HALO_BUFFER_FLAG_EXPORTABLE);
+  pair.produced = allocate(producer, shared_memory,
+                           transfer | (host ? HALO_BUFFER_USAGE_MAPPING : 0),
+                           HALO_BUFFER_FLAG_EXPORTABLE);
   halo_external_handle_t handle{};
   handle.struct_size = sizeof(handle);
-  check_or_die(halo_buffer_export(pair.produced, HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION, &handle),
-        "buffer export");
+  check_or_die(halo_buffer_export(pair.produced, type, &handle), "buffer export");
   halo_buffer_params_t params{};
   params.struct_size = sizeof(params);
-  params.memory_type = HALO_MEMORY_TYPE_HOST_VISIBLE;
+  params.memory_type = shared_memory;
   params.usage = HALO_BUFFER_USAGE_TRANSFER_SOURCE;
   params.size = kBytes;
   check_or_die(halo_buffer_import(consumer, &params, &handle, &pair.imported), "buffer import");
-  pair.staging = allocate(consumer,
-                          HALO_MEMORY_TYPE_HOST_VISIBLE | HALO_MEMORY_TYPE_HOST_COHERENT,
+  const halo_memory_type_t readable_memory = host ? shared_memory : host_memory_of(producer);
+  pair.readable = host ? pair.produced
+                       : allocate(producer, readable_memory,
+                                  HALO_BUFFER_USAGE_TRANSFER_TARGET | HALO_BUFFER_USAGE_MAPPING);
+  pair.readable_coherent = coherent(readable_memory);
+  const halo_memory_type_t staging_memory = host_memory_of(consumer);
+  pair.staging = allocate(consumer, staging_memory,
                           HALO_BUFFER_USAGE_TRANSFER_SOURCE | HALO_BUFFER_USAGE_MAPPING);
+  pair.staging_coherent = coherent(staging_memory);
   pair.local = allocate(consumer, HALO_MEMORY_TYPE_DEVICE_LOCAL,
                         HALO_BUFFER_USAGE_TRANSFER_TARGET);
   const uint32_t pattern = 0x3f800000u;
-  pair.fill = record(producer, [&](halo_command_buffer_t* commands) {
+  auto fill = [&](halo_command_buffer_t* commands) {
     check_or_die(halo_command_buffer_fill(commands, pair.produced, 0, kBytes, &pattern,
-                                   sizeof(pattern)),
-          "fill");
+                                          sizeof(pattern)),
+                 "fill");
+  };
+  pair.fill = record(producer, fill);
+  pair.fill_readable = record(producer, [&](halo_command_buffer_t* commands) {
+    fill(commands);
+    if (host) return;
+    check_or_die(halo_command_buffer_copy(commands, pair.produced, 0, pair.readable, 0, kBytes),
+                 "copy");
   });
   pair.copy_imported = record(consumer, [&](halo_command_buffer_t* commands) {
     check_or_die(halo_command_buffer_copy(commands, pair.imported, 0, pair.local, 0, kBytes), "copy");
@@ -137,7 +186,7 @@ Pair make_pair(halo_device_t* producer, halo_device_t* consumer) {
   pair.copy_staging = record(consumer, [&](halo_command_buffer_t* commands) {
     check_or_die(halo_command_buffer_copy(commands, pair.staging, 0, pair.local, 0, kBytes), "copy");
   });
-  check_or_die(halo_buffer_map_range(pair.produced, 0, kBytes, &pair.produced_bytes), "map");
+  check_or_die(halo_buffer_map_range(pair.readable, 0, kBytes, &pair.readable_bytes), "map");
   check_or_die(halo_buffer_map_range(pair.staging, 0, kBytes, &pair.staging_bytes), "map");
   return pair;
 }
@@ -164,9 +213,15 @@ void host_copy(benchmark::State& state, const Pair& pair) {
   uint64_t step = 0;
   for (auto _ : state) {
     ++step;
-    execute(pair.producer, pair.fill, nullptr, 0, produced, step);
+    execute(pair.producer, pair.fill_readable, nullptr, 0, produced, step);
     wait(produced, step);
-    std::memcpy(pair.staging_bytes, pair.produced_bytes, kBytes);
+    if (!pair.readable_coherent) {
+      check_or_die(halo_buffer_invalidate_range(pair.readable, 0, kBytes), "invalidate");
+    }
+    std::memcpy(pair.staging_bytes, pair.readable_bytes, kBytes);
+    if (!pair.staging_coherent) {
+      check_or_die(halo_buffer_flush_range(pair.staging, 0, kBytes), "flush");
+    }
     execute(pair.consumer, pair.copy_staging, nullptr, 0, consumed, step);
     wait(consumed, step);
   }
@@ -175,52 +230,67 @@ void host_copy(benchmark::State& state, const Pair& pair) {
   halo_semaphore_release(produced);
 }
 
+void register_pair(const Pair& pair, const std::string& name) {
+  const std::string family = "BM_HandOff64MiB/" + name + "/";
+  benchmark::RegisterBenchmark((family + "zero_copy").c_str(), zero_copy, pair,
+                               pair.copy_imported)
+      ->UseRealTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark((family + "named_directly").c_str(), zero_copy, pair,
+                               pair.copy_named)
+      ->UseRealTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark((family + "host_copy").c_str(), host_copy, pair)
+      ->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
+// Whether |consumer| (of another plugin) takes |type| buffers from |producer|.
+bool shares(halo_device_t* producer, halo_device_t* consumer, halo_external_handle_type_t type) {
+  const halo_device_capabilities_t from = halo::bench::capabilities_of(producer);
+  const halo_device_capabilities_t to = halo::bench::capabilities_of(consumer);
+  if (!(from.buffer_export_types & type) || !(to.buffer_import_types & type) ||
+      !(to.features & HALO_DEVICE_FEATURE_COMMAND_BUFFERS) ||
+      halo::bench::native_api_name(producer) == halo::bench::native_api_name(consumer)) {
+    return false;
+  }
+  return type != HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD || halo::bench::same_gpu(producer, consumer);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   halo_registry_t* registry = nullptr;
   check_or_die(halo_registry_create(nullptr, &registry), "registry create");
-  size_t count = 0;
-  check_or_die(halo_registry_device_count(registry, &count), "device count");
-  halo_device_t* cpu = nullptr;
-  std::vector<std::pair<std::string, halo_device_t*>> consumers;
-  for (size_t i = 0; i < count; ++i) {
-    halo_device_t* device = nullptr;
-    if (halo_status_t status = halo_registry_create_device(registry, i, nullptr, &device)) {
-      halo_status_free(status);
-      continue;
-    }
-    const halo_device_capabilities_t caps = halo::bench::capabilities_of(device);
-    const std::string plugin = halo::bench::native_api_name(device);
-    if (plugin == "host" && cpu == nullptr &&
-        (caps.buffer_export_types & HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION)) {
-      cpu = device;
-    } else if ((caps.buffer_import_types & HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION) &&
-               (caps.features & HALO_DEVICE_FEATURE_COMMAND_BUFFERS)) {
-      consumers.emplace_back(plugin + std::to_string(i), device);
-    } else {
-      halo_device_release(device);
-    }
-  }
-  if (cpu == nullptr || consumers.empty()) {
-    std::fprintf(stderr, "halo-bench-share: needs the cpu device and a device of another "
-                         "plugin that imports host allocations\n");
-    return 1;
+  std::vector<halo_device_t*> devices = halo::bench::create_every_device(registry);
+  // Host memory from the first cpu device; device memory from every vulkan
+  // device. The devices stay alive for the run (see the end).
+  std::vector<halo_device_t*> host_producers, device_producers;
+  for (halo_device_t* device : devices) {
+    const std::string api = halo::bench::native_api_name(device);
+    if (api == "host" && host_producers.empty()) host_producers.push_back(device);
+    if (api == "vulkan") device_producers.push_back(device);
   }
   std::vector<Pair> pairs;
-  pairs.reserve(consumers.size());
-  for (const auto& [name, consumer] : consumers) {
-    const Pair& pair = pairs.emplace_back(make_pair(cpu, consumer));
-    const std::string family = "BM_HandOff64MiB/cpu_to_" + name + "/";
-    benchmark::RegisterBenchmark((family + "zero_copy").c_str(), zero_copy, pair,
-                                 pair.copy_imported)
-        ->UseRealTime()->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark((family + "named_directly").c_str(), zero_copy, pair,
-                                 pair.copy_named)
-        ->UseRealTime()->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark((family + "host_copy").c_str(), host_copy, pair)
-        ->UseRealTime()->Unit(benchmark::kMillisecond);
+  pairs.reserve(devices.size() * devices.size());
+  auto pair_all = [&](const std::vector<halo_device_t*>& producers,
+                      halo_external_handle_type_t type, const std::string& from,
+                      const std::string& suffix) {
+    for (halo_device_t* producer : producers) {
+      for (size_t j = 0; j < devices.size(); ++j) {
+        if (!shares(producer, devices[j], type)) continue;
+        const std::string name = from + "_to_" + halo::bench::native_api_name(devices[j]) +
+                                 std::to_string(j) + suffix;
+        register_pair(pairs.emplace_back(make_pair(producer, devices[j], type)), name);
+      }
+    }
+  };
+  pair_all(host_producers, HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION, "cpu", "");
+  pair_all(device_producers, HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD, "vulkan", "_device_memory");
+  if (pairs.empty()) {
+    std::fprintf(stderr, "halo-bench-share: needs two plugins' devices that share buffers: "
+                         "the cpu device and one that imports host allocations, or a vulkan "
+                         "device and another plugin's device of the same GPU that imports "
+                         "its OPAQUE_FD memory\n");
+    return 1;
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
