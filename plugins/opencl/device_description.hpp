@@ -50,9 +50,9 @@ struct DeviceDescription {
   clEnqueueAcquireExternalMemObjectsKHR_fn acquire_external = nullptr;
   clEnqueueReleaseExternalMemObjectsKHR_fn release_external = nullptr;
   // How long the queue's worker spins polling an issued submission's
-  // completion event before it polls with a growing sleep (see queue.hpp):
-  // 50 µs on GPUs, 0 (a CL_COMPLETE callback at once, no polling)
-  // elsewhere, or HALO_OPENCL_COMPLETION_POLL_US.
+  // completion event before it polls it at growing intervals among its
+  // other work (see queue.hpp): 50 µs on GPUs, 0 (a CL_COMPLETE callback at
+  // once, no polling) elsewhere, or HALO_OPENCL_COMPLETION_POLL_US.
   std::chrono::microseconds completion_poll{0};
 
   // True when the device's OpenCL version is at least |major|.|minor|.

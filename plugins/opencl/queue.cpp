@@ -110,15 +110,37 @@ void Queue::process(void* queue, sdk::Submission* submission) noexcept {
   auto* own = static_cast<Submission*>(submission);
   auto* self = static_cast<Queue*>(queue);
   if (own->take_issued_hand_over()) {
-    // Completes it here, or leaves it to its callback; either way it comes
-    // back through post_finished once its outcome is decided.
-    own->poll_completion(self->completion_poll_);
+    // Completes it here, or leaves it to the long polls; either way it
+    // comes back through post_finished once its outcome is decided.
+    if (!own->poll_completion(self->completion_poll_)) {
+      own->next_long = self->long_polls_;
+      self->long_polls_ = own;
+    }
     return;
   }
   own->finish();
   self->in_flight_.retire(own);
   // Possibly the device's last reference, which destroys this queue.
   Submission::destroy(own);
+}
+
+std::chrono::nanoseconds Queue::poll_long(void* queue) noexcept {
+  auto* self = static_cast<Queue*>(queue);
+  const auto now = std::chrono::steady_clock::now();
+  std::chrono::nanoseconds next{0};
+  Submission** link = &self->long_polls_;
+  while (Submission* submission = *link) {
+    const std::chrono::nanoseconds due = submission->poll_long(now);
+    if (due.count() == 0) {
+      // Completed: it may be handed back and gone at once.
+      *link = submission->next_long;
+      submission->finish_long_poll();
+      continue;
+    }
+    if (next.count() == 0 || due < next) next = due;
+    link = &submission->next_long;
+  }
+  return next;
 }
 
 }  // namespace halo::cl

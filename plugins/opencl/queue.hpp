@@ -6,12 +6,14 @@
 // thread hands the submission to the worker, which polls its completion
 // event for that long and completes it itself: no callback, no OpenCL
 // object per submission, and while work keeps coming the worker spins for
-// the next one instead of sleeping. Longer work is polled with a growing
-// sleep between queries (at most 0.5 ms), so that no thread spins for as
-// long as the device runs; a CL_COMPLETE callback would do that too, but
-// NVIDIA's driver delivers it milliseconds after the work ends. Without a
-// poll time the callback is registered at once and the worker only
-// releases.
+// the next one instead of sleeping. Longer work joins the queue's long
+// polls, which the worker queries between its other hand-overs and while
+// idle, each a quarter longer after the last (at most 0.5 ms apart), so
+// that no thread spins for as long as the device runs and no long kernel
+// holds up the completions behind it; a CL_COMPLETE callback would do that
+// too, but NVIDIA's driver delivers it milliseconds after the work ends.
+// Without a poll time the callback is registered at once and the worker
+// only releases.
 #ifndef HALO_OPENCL_QUEUE_HPP_
 #define HALO_OPENCL_QUEUE_HPP_
 
@@ -79,7 +81,8 @@ class Queue {
         api_(api),
         completion_poll_(completion_poll),
         deferred_releases_(api),
-        worker_(&Queue::process, this, completion_poll) {}
+        worker_(&Queue::process, this, completion_poll,
+                completion_poll.count() > 0 ? &Queue::poll_long : nullptr) {}
 
  private:
   halo_status_t acquire_command_buffers(
@@ -87,12 +90,19 @@ class Queue {
   void release_command_buffers(const halo_queue_execute_info_t& info,
                                size_t count) noexcept;
   static void process(void* queue, sdk::Submission* submission) noexcept;
+  // The worker's PollFunction: polls the long polls that are due, completes
+  // those that finished, and returns the time until the next is due (0:
+  // none left).
+  static std::chrono::nanoseconds poll_long(void* queue) noexcept;
 
   sdk::Host host_;
   const Api* const api_;
   const std::chrono::microseconds completion_poll_;
   // Before the worker: destroyed after it has stopped.
   DeferredReleases deferred_releases_;
+  // Issued submissions whose work outlasted the poll (worker only; linked
+  // through Submission::next_long).
+  Submission* long_polls_ = nullptr;
   sdk::InFlightTracker in_flight_;
   sdk::CompletionWorker worker_;
 };

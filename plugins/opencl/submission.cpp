@@ -26,10 +26,10 @@ constexpr cl_int kGateFailed = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
 // ms, with round trips alike (bench/README.md). Host waits block on the
 // event themselves, so the interval delays only the worker's own landing.
 constexpr std::chrono::microseconds kPollInterval{4};
-// The longest sleep between two queries of work that outlasted the poll: a
-// worker that finds it finished at most this late, or a quarter of the time
-// already waited, and that queries at most 2,000 times a second.
-constexpr std::chrono::microseconds kLongestPollSleep{500};
+// The longest interval between two queries of work that outlasted the
+// poll: the worker sees it finished at most this late, or a quarter of the
+// time already waited, and queries it at most 2,000 times a second.
+constexpr std::chrono::microseconds kLongestPollInterval{500};
 
 // Sets user event |event|'s status, holding a reference of its own for the
 // call: completing it may run the work behind it, and the callbacks of that
@@ -335,30 +335,51 @@ cl_int Submission::execution_status() noexcept {
   return code == CL_SUCCESS ? status : code;
 }
 
-void Submission::poll_completion(std::chrono::microseconds poll_for) noexcept {
+bool Submission::finished(cl_int* out_status) noexcept {
+  // A host thread blocked on this event (await_work) sees it finish as soon
+  // as anyone; querying meanwhile only contends with it for the driver's
+  // locks. Its drop ends the hold.
+  if (holders_.load(std::memory_order_acquire) > 1) return false;
+  *out_status = execution_status();
+  return *out_status <= CL_COMPLETE;
+}
+
+bool Submission::poll_completion(std::chrono::microseconds poll_for) noexcept {
   // No clFlush first: on NVIDIA's driver a flush per submission from this
   // thread, beside the submitting one, cost more than polling saved
   // (bench/README.md).
   cl_int status = CL_QUEUED;
-  // A host thread blocked on this event (await_work) sees it finish as soon
-  // as anyone; querying meanwhile only contends with it for the driver's
-  // locks. Its drop ends the hold.
-  auto finished = [&] {
-    if (holders_.load(std::memory_order_acquire) > 1) return false;
-    status = execution_status();
-    return status <= CL_COMPLETE;
-  };
-  if (!sdk::spin_until(poll_for, kPollInterval, finished)) {
-    // Longer work. Flushed, so that an implementation that holds enqueued
-    // commands back until a flush runs them. Then polled with a growing
-    // sleep rather than left to a CL_COMPLETE callback, which NVIDIA's
-    // driver delivers milliseconds after the work ends (bench/README.md,
-    // halo-bench-share), and rather than waited for in clWaitForEvents,
-    // which takes the driver's locks from the submitting thread.
+  if (!sdk::spin_until(poll_for, kPollInterval,
+                       [&] { return finished(&status); })) {
+    // Longer work, left to the queue's long polls rather than to a
+    // CL_COMPLETE callback, which NVIDIA's driver delivers milliseconds
+    // after the work ends (bench/README.md, halo-bench-share). Flushed, so
+    // that an implementation that holds enqueued commands back until a
+    // flush runs them.
     api_->clFlush(device_->cl_queue);
-    sdk::poll_with_backoff(kPollInterval * 2, kLongestPollSleep, finished);
+    poll_interval_ = kPollInterval * 2;
+    next_poll_ = std::chrono::steady_clock::now() + poll_interval_;
+    return false;
   }
   on_work_done(status);
+  drop();
+  return true;
+}
+
+std::chrono::nanoseconds Submission::poll_long(
+    std::chrono::steady_clock::time_point now) noexcept {
+  if (now < next_poll_) return next_poll_ - now;
+  if (finished(&long_status_)) return std::chrono::nanoseconds(0);
+  // Each interval a quarter longer: the work is seen finished at most a
+  // quarter of its time, or kLongestPollInterval, late.
+  poll_interval_ = std::min<std::chrono::nanoseconds>(
+      kLongestPollInterval, poll_interval_ + poll_interval_ / 4);
+  next_poll_ = now + poll_interval_;
+  return poll_interval_;
+}
+
+void Submission::finish_long_poll() noexcept {
+  on_work_done(long_status_);
   drop();
 }
 

@@ -122,10 +122,21 @@ class Submission final : public sdk::Submission, public SignalSource {
     handed_over_issued_ = false;
     return issued;
   }
-  // On the worker: polls the completion event for up to |poll_for|, then
-  // with a growing sleep between queries until it finishes, and completes
-  // the submission as the completion callback would.
-  void poll_completion(std::chrono::microseconds poll_for) noexcept;
+  // On the worker: polls the completion event for up to |poll_for| and,
+  // when it finishes in time, completes the submission as the completion
+  // callback would. Returns false, having flushed the queue, when it has
+  // not: the queue then keeps it among its long polls (poll_long).
+  bool poll_completion(std::chrono::microseconds poll_for) noexcept;
+  // On the worker, for a submission poll_completion left: queries the
+  // completion event once its next poll is due at |now|. Returns 0 when the
+  // work has finished (then call finish_long_poll), else the time until its
+  // next poll, each interval a quarter longer than the last, up to 0.5 ms.
+  std::chrono::nanoseconds poll_long(
+      std::chrono::steady_clock::time_point now) noexcept;
+  // Completes a submission whose poll_long returned 0.
+  void finish_long_poll() noexcept;
+  // The queue's long polls (worker only).
+  Submission* next_long = nullptr;
 
   // Keeps an issued submission from going to the worker until the matching
   // drop. Called with the signal semaphore's device-signal lock held while
@@ -165,6 +176,9 @@ class Submission final : public sdk::Submission, public SignalSource {
   // The completion event's CL_EVENT_COMMAND_EXECUTION_STATUS, or the
   // query's error (negative, like a failed command's status).
   cl_int execution_status() noexcept;
+  // Whether the completion event has finished, its status then in
+  // |out_status|; false without a query while a host thread waits on it.
+  bool finished(cl_int* out_status) noexcept;
   void fire() noexcept;
   // The device work ended with |status|: signals or fails the signal
   // semaphores.
@@ -197,6 +211,10 @@ class Submission final : public sdk::Submission, public SignalSource {
   size_t external_count_ = 0;
   // The memory was acquired, and not released yet.
   bool external_acquired_ = false;
+  // A long poll's: the interval, the next poll and the status it found.
+  std::chrono::nanoseconds poll_interval_{0};
+  std::chrono::steady_clock::time_point next_poll_;
+  cl_int long_status_ = CL_QUEUED;
   // Why release_behind failed, for the signals it then fails.
   cl_int release_error_ = CL_SUCCESS;
   bool has_host_waits_ = false;

@@ -59,6 +59,13 @@ void CompletionWorker::run() noexcept {
   // mapped until this thread has left it.
   pin_library_to_current_thread();
   std::unique_lock<std::mutex> lock(mutex_);
+  // When the owner's poll wants to run again; 0 while it has nothing.
+  std::chrono::nanoseconds poll_again{0};
+  auto poll = [&] {
+    lock.unlock();
+    poll_again = poll_(owner_);
+    lock.lock();
+  };
   for (;;) {
     if (Submission* batch = head_) {
       // Everything posted so far in one take: the posting threads then
@@ -75,9 +82,19 @@ void CompletionWorker::run() noexcept {
         if (t_worker_stopped) return;
       }
       lock.lock();
+      if (poll_ != nullptr) poll();
       continue;
     }
     if (stopping_) return;
+    if (poll_again.count() > 0) {
+      // Polled work is left: sleep until its time, or until work is
+      // posted.
+      if (!work_ready_.wait_for(lock, poll_again,
+                                [&] { return head_ != nullptr || stopping_; })) {
+        poll();
+      }
+      continue;
+    }
     if (idle_spin_.count() > 0) {
       spin_for_work(lock);
       if (head_ != nullptr || stopping_) continue;

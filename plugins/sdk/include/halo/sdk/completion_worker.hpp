@@ -10,6 +10,12 @@
 // on the worker: it detaches the thread instead of joining it, and the
 // loop returns without touching the worker again, so the queue may free it
 // as soon as stop() returns.
+//
+// A worker may also poll work of its owner's that nothing reports promptly
+// (a GPU's long kernels, whose driver's completion callbacks come late):
+// between takes, and while idle at the times the poll asks for, it calls
+// the owner's PollFunction, so that such work never holds up the
+// submissions posted behind it.
 #ifndef HALO_SDK_COMPLETION_WORKER_HPP_
 #define HALO_SDK_COMPLETION_WORKER_HPP_
 
@@ -28,15 +34,25 @@ class CompletionWorker {
   // Runs on the worker thread for each posted submission, in order.
   using ProcessFunction = void (*)(void* owner,
                                    Submission* submission) noexcept;
+  // Runs on the worker thread after each take, and when the time it last
+  // returned has passed with nothing posted. Returns how long until it
+  // wants to run again, or 0 while it has nothing to poll (then it runs
+  // after the next take).
+  using PollFunction = std::chrono::nanoseconds (*)(void* owner) noexcept;
 
   // |idle_spin|: how long the thread looks for new work before it sleeps
   // once the queue is empty. 0 (the default) sleeps at once. A short spin
   // keeps a busy queue's submitters from paying a futex wake-up for every
   // hand-over, at the price of a core for that long after the last one.
+  // |poll|: see PollFunction; NULL for none.
   CompletionWorker(ProcessFunction process, void* owner,
                    std::chrono::nanoseconds idle_spin =
-                       std::chrono::nanoseconds(0)) noexcept
-      : process_(process), owner_(owner), idle_spin_(idle_spin) {}
+                       std::chrono::nanoseconds(0),
+                   PollFunction poll = nullptr) noexcept
+      : process_(process),
+        owner_(owner),
+        idle_spin_(idle_spin),
+        poll_(poll) {}
   CompletionWorker(const CompletionWorker&) = delete;
   CompletionWorker& operator=(const CompletionWorker&) = delete;
 
@@ -62,6 +78,7 @@ class CompletionWorker {
   const ProcessFunction process_;
   void* const owner_;
   const std::chrono::nanoseconds idle_spin_;
+  const PollFunction poll_;
   // Set while the queue holds work, so that a spin needs no lock.
   std::atomic<bool> has_work_{false};
   std::mutex mutex_;

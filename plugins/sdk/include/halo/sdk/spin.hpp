@@ -1,14 +1,11 @@
 // Bounded spinning without system calls: for a thread that expects what it
 // waits for within microseconds, where a futex sleep and wake-up would cost
 // more than the wait (a GPU finishing short work, a submitter handing over
-// the next submission). Callers bound every spin and then sleep, or poll
-// with a growing sleep where nothing wakes them promptly.
+// the next submission). Callers bound every spin and then sleep.
 #ifndef HALO_SDK_SPIN_HPP_
 #define HALO_SDK_SPIN_HPP_
 
-#include <algorithm>
 #include <chrono>
-#include <thread>
 
 namespace halo::sdk {
 
@@ -38,21 +35,6 @@ bool spin_until(std::chrono::nanoseconds duration,
     if (done()) return true;
   }
   return false;
-}
-
-// Calls |done| until it returns true, sleeping between calls: |first| at
-// first, each sleep a quarter longer than the one before, up to |longest|.
-// For waits past a bounded spin whose end nothing reports promptly: a call
-// is then at most a quarter of the time already waited, or |longest|, late,
-// and the thread makes no call while it sleeps.
-template <class Done>
-void poll_with_backoff(std::chrono::nanoseconds first,
-                       std::chrono::nanoseconds longest, Done&& done) {
-  std::chrono::nanoseconds sleep = first;
-  while (!done()) {
-    std::this_thread::sleep_for(sleep);
-    sleep = std::min(longest, sleep + sleep / 4);
-  }
 }
 
 }  // namespace halo::sdk
