@@ -88,11 +88,14 @@ struct Buffer {
   }
 
   // How a command's use of [offset, offset + length) meets the hazard
-  // tracker. Several imports may name one host memory, so an import's use
-  // is keyed by its bytes' addresses (sdk::host_memory_access); an
-  // allocated buffer's by the buffer and the offset.
+  // tracker. Several imports may name one memory, so a host allocation's
+  // use is keyed by its bytes' addresses (sdk::host_memory_access), and
+  // imported device memory, whose bytes two imports cannot compare, meets
+  // every other such use (sdk::shared_memory_access); an allocated
+  // buffer's use by the buffer and the offset.
   sdk::BufferAccess access(uint64_t offset, uint64_t length,
                            bool write) const noexcept {
+    if (external) return sdk::shared_memory_access(write);
     if (imported_memory == nullptr) return {this, offset, length, write};
     return sdk::host_memory_access(
         static_cast<const char*>(imported_memory) + offset, length, write);

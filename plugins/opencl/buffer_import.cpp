@@ -6,6 +6,12 @@
 // - an OPAQUE_FD becomes a cl_mem over the other API's device memory
 //   (cl_khr_external_memory_opaque_fd), which submissions acquire and
 //   release around the commands that name it (submission.hpp).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "buffer.hpp"
 #include "cl_status.hpp"
 #include "device.hpp"
@@ -58,28 +64,40 @@ halo_status_t Buffer::import_device_memory(Device* device,
         "DEVICE_LOCAL memory only on this device",
         kFunction, params.memory_type);
   }
+  // OpenCL owns the fd it is given once the cl_mem is made, and closes it
+  // when the cl_mem is released (NVIDIA's driver 580 does), also when the
+  // wrapping fails below. So it is given a duplicate, and the handle's fd,
+  // which a failed import leaves with the caller (external.h), is closed
+  // only once everything succeeded.
+  const int fd = fcntl(handle.fd, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) {
+    return host.make_status(
+        errno == EMFILE || errno == ENFILE ? HALO_STATUS_RESOURCE_EXHAUSTED
+                                           : HALO_STATUS_INVALID_ARGUMENT,
+        "%s: handle->fd %d could not be duplicated: %s", kFunction, handle.fd,
+        std::strerror(errno));
+  }
   cl_device_id id = device->description->device;
   const cl_mem_properties properties[] = {
       CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR,
-      static_cast<cl_mem_properties>(handle.fd),
+      static_cast<cl_mem_properties>(fd),
       CL_DEVICE_HANDLE_LIST_KHR,
       reinterpret_cast<cl_mem_properties>(id),
       CL_DEVICE_HANDLE_LIST_END_KHR,
       0};
-  // OpenCL owns the fd once this succeeds, and closes it when the cl_mem
-  // is released (NVIDIA's driver 580 does); a failure leaves it with the
-  // caller, as external.h has it.
   cl_int code = CL_SUCCESS;
   cl_mem memory = device->api->clCreateBufferWithProperties(
       device->context(), properties, CL_MEM_READ_WRITE,
       static_cast<size_t>(params.size), nullptr, &code);
   if (code != CL_SUCCESS) {
+    close(fd);
     return host.annotate(cl_status(host, "clCreateBufferWithProperties", code),
                          kFunction);
   }
   const sdk::BufferFacts facts{params.size, params.usage, params.memory_type};
   HALO_SDK_RETURN_IF_ERROR(adopt(device, facts, memory, out_buffer));
   Buffer::cast(*out_buffer)->external = true;
+  close(handle.fd);  // The import's own now (external.h).
   return HALO_OK;
 }
 

@@ -119,15 +119,22 @@ void find_opaque_fd_import(const Api& api, cl_device_id device,
       api.clGetExtensionFunctionAddressForPlatform == nullptr) {
     return;
   }
-  cl_external_memory_handle_type_khr types[16] = {};
   size_t size = 0;
   if (api.clGetDeviceInfo(device,
+                          CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR, 0,
+                          nullptr, &size) != CL_SUCCESS) {
+    return;
+  }
+  // A few types in practice; a device listing more is offered no import.
+  cl_external_memory_handle_type_khr types[32] = {};
+  size = std::min(size, sizeof(types));
+  if (api.clGetDeviceInfo(device,
                           CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR,
-                          sizeof(types), types, &size) != CL_SUCCESS) {
+                          size, types, nullptr) != CL_SUCCESS) {
     return;
   }
   bool opaque_fd = false;
-  for (size_t i = 0; i < size / sizeof(types[0]) && i < 16; ++i) {
+  for (size_t i = 0; i < size / sizeof(types[0]); ++i) {
     opaque_fd |= types[i] == CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR;
   }
   if (!opaque_fd) return;
@@ -162,15 +169,17 @@ halo_status_t describe_info(sdk::Host host, const Api& api,
   char extensions[8192] = {};
   HALO_CL_QUERY_TEXT_(CL_DEVICE_EXTENSIONS, extensions);
   out->khr_semaphore = has_word(extensions, "cl_khr_semaphore");
-  if (has_word(extensions, "cl_khr_external_memory_opaque_fd")) {
-    find_opaque_fd_import(api, device, out);
-  }
   if (has_word(extensions, "cl_khr_device_uuid")) {
     HALO_CL_QUERY_VALUE_(CL_DEVICE_UUID_KHR, &info.uuid);
   }
   char version[256] = {};
   HALO_CL_QUERY_TEXT_(CL_DEVICE_VERSION, version);
   parse_version(version, out);
+  // clCreateBufferWithProperties, which the import needs, is OpenCL 3.0's.
+  if (out->at_least(3, 0) &&
+      has_word(extensions, "cl_khr_external_memory_opaque_fd")) {
+    find_opaque_fd_import(api, device, out);
+  }
   // "OpenCL <major>.<minor> <vendor text>" is the native API as the device
   // names it.
   std::snprintf(info.native_api, sizeof(info.native_api), "%s", version);
@@ -256,7 +265,10 @@ void describe_external(DeviceDescription* out) {
   caps.semaphore_import_types = 0;
   caps.buffer_import_types = 0;
   caps.host_allocation_alignment = 0;
-  if (out->acquire_external != nullptr) {
+  // On an in-order queue the acquire and release of such memory would
+  // follow every command before them, among them ones behind another
+  // submission's gate, in which NVIDIA's driver blocks (submission.hpp).
+  if (out->acquire_external != nullptr && out->out_of_order) {
     caps.buffer_import_types |= HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD;
   }
   if (!out->unified_memory) return;
@@ -292,7 +304,6 @@ halo_status_t describe_capabilities(sdk::Host host, const Api& api,
     caps.memory_types |=
         HALO_MEMORY_TYPE_HOST_COHERENT | HALO_MEMORY_TYPE_HOST_CACHED;
   }
-  describe_external(out);
   cl_uint address_bits = 0;
   HALO_CL_QUERY_VALUE_(CL_DEVICE_ADDRESS_BITS, &address_bits);
   out->size_max = size_max_for_address_bits(address_bits);
@@ -304,6 +315,7 @@ halo_status_t describe_capabilities(sdk::Host host, const Api& api,
   out->out_of_order =
       (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0 &&
       !(in_order != nullptr && std::strcmp(in_order, "1") == 0);
+  describe_external(out);
   HALO_SDK_RETURN_IF_ERROR(describe_programs(host, api, device, out));
   caps.features = HALO_DEVICE_FEATURE_SEMAPHORES | HALO_DEVICE_FEATURE_QUEUES |
                   HALO_DEVICE_FEATURE_BUFFERS |

@@ -112,10 +112,22 @@ void Queue::process(void* queue, sdk::Submission* submission) noexcept {
   if (own->take_issued_hand_over()) {
     // Completes it here, or leaves it to the long polls; either way it
     // comes back through post_finished once its outcome is decided.
-    if (!own->poll_completion(self->completion_poll_)) {
-      own->next_long = self->long_polls_;
-      self->long_polls_ = own;
+    // Polled completions land in the order the submissions were issued, so
+    // that another plugin's semaphore that two of them signal sees its
+    // values in order: behind older long polls, it waits its turn.
+    if (self->long_head_ == nullptr &&
+        own->poll_completion(self->completion_poll_)) {
+      own->land_polled();
+      return;
     }
+    own->begin_long_poll();
+    own->next_long = nullptr;
+    if (self->long_tail_ != nullptr) {
+      self->long_tail_->next_long = own;
+    } else {
+      self->long_head_ = own;
+    }
+    self->long_tail_ = own;
     return;
   }
   own->finish();
@@ -127,20 +139,16 @@ void Queue::process(void* queue, sdk::Submission* submission) noexcept {
 std::chrono::nanoseconds Queue::poll_long(void* queue) noexcept {
   auto* self = static_cast<Queue*>(queue);
   const auto now = std::chrono::steady_clock::now();
-  std::chrono::nanoseconds next{0};
-  Submission** link = &self->long_polls_;
-  while (Submission* submission = *link) {
-    const std::chrono::nanoseconds due = submission->poll_long(now);
-    if (due.count() == 0) {
-      // Completed: it may be handed back and gone at once.
-      *link = submission->next_long;
-      submission->finish_long_poll();
-      continue;
-    }
-    if (next.count() == 0 || due < next) next = due;
-    link = &submission->next_long;
+  // The oldest only: those behind it land after it anyway (see process).
+  while (Submission* oldest = self->long_head_) {
+    const std::chrono::nanoseconds due = oldest->poll_long(now);
+    if (due.count() > 0) return due;
+    self->long_head_ = oldest->next_long;
+    if (self->long_head_ == nullptr) self->long_tail_ = nullptr;
+    // It may be handed back and gone at once.
+    oldest->land_polled();
   }
-  return next;
+  return std::chrono::nanoseconds(0);
 }
 
 }  // namespace halo::cl

@@ -7,11 +7,13 @@
 // event for that long and completes it itself: no callback, no OpenCL
 // object per submission, and while work keeps coming the worker spins for
 // the next one instead of sleeping. Longer work joins the queue's long
-// polls, which the worker queries between its other hand-overs and while
-// idle, each a quarter longer after the last (at most 0.5 ms apart), so
-// that no thread spins for as long as the device runs and no long kernel
-// holds up the completions behind it; a CL_COMPLETE callback would do that
-// too, but NVIDIA's driver delivers it milliseconds after the work ends.
+// polls: the worker queries the oldest between its other hand-overs and
+// while idle, each time a quarter longer after the last (at most 0.5 ms
+// apart), so that no thread spins for as long as the device runs and the
+// worker goes on releasing finished work meanwhile; polled completions
+// land in the order the submissions were issued. A CL_COMPLETE callback
+// would keep threads free too, but NVIDIA's driver delivers it
+// milliseconds after the work ends.
 // Without a poll time the callback is registered at once and the worker
 // only releases.
 #ifndef HALO_OPENCL_QUEUE_HPP_
@@ -90,9 +92,9 @@ class Queue {
   void release_command_buffers(const halo_queue_execute_info_t& info,
                                size_t count) noexcept;
   static void process(void* queue, sdk::Submission* submission) noexcept;
-  // The worker's PollFunction: polls the long polls that are due, completes
-  // those that finished, and returns the time until the next is due (0:
-  // none left).
+  // The worker's PollFunction: polls the oldest long poll when it is due,
+  // completes it and those behind it that finished, and returns the time
+  // until its next poll (0: none left).
   static std::chrono::nanoseconds poll_long(void* queue) noexcept;
 
   sdk::Host host_;
@@ -100,9 +102,11 @@ class Queue {
   const std::chrono::microseconds completion_poll_;
   // Before the worker: destroyed after it has stopped.
   DeferredReleases deferred_releases_;
-  // Issued submissions whose work outlasted the poll (worker only; linked
-  // through Submission::next_long).
-  Submission* long_polls_ = nullptr;
+  // Issued submissions whose work outlasted the poll, or that were issued
+  // behind such, oldest first (worker only; linked through
+  // Submission::next_long).
+  Submission* long_head_ = nullptr;
+  Submission* long_tail_ = nullptr;
   sdk::InFlightTracker in_flight_;
   sdk::CompletionWorker worker_;
 };

@@ -27,9 +27,15 @@ constexpr cl_int kGateFailed = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
 // event themselves, so the interval delays only the worker's own landing.
 constexpr std::chrono::microseconds kPollInterval{4};
 // The longest interval between two queries of work that outlasted the
-// poll: the worker sees it finished at most this late, or a quarter of the
-// time already waited, and queries it at most 2,000 times a second.
-constexpr std::chrono::microseconds kLongestPollInterval{500};
+// poll: the worker sees it finished at most this late, or about a quarter
+// of the time already waited, and queries it at most 2,000 times a second;
+// after kLongPollPatience, at most kLongestPatientPollInterval late.
+constexpr std::chrono::nanoseconds kLongestPollInterval =
+    std::chrono::microseconds(500);
+constexpr std::chrono::nanoseconds kLongPollPatience =
+    std::chrono::milliseconds(100);
+constexpr std::chrono::nanoseconds kLongestPatientPollInterval =
+    std::chrono::milliseconds(10);
 
 // Sets user event |event|'s status, holding a reference of its own for the
 // call: completing it may run the work behind it, and the callbacks of that
@@ -95,6 +101,8 @@ void Submission::release_events() noexcept {
   for (size_t i = 0; i < chained_count_; ++i) api_->clReleaseEvent(chained_[i]);
   chained_count_ = 0;
   if (gate_ != nullptr) api_->clReleaseEvent(gate_);
+  if (acquired_ != nullptr) api_->clReleaseEvent(acquired_);
+  acquired_ = nullptr;
   // Off the worker where it would contend with the caller's enqueue.
   queue_->release_event(completion_);
   gate_ = completion_ = nullptr;
@@ -165,6 +173,9 @@ halo_status_t Submission::enqueue_work() {
             device_->cl_queue, static_cast<cl_uint>(external_count_),
             external_, 0, nullptr, &acquired));
     external_acquired_ = true;
+    // Kept for a release made apart from the commands (enqueue_release).
+    api_->clRetainEvent(acquired);
+    acquired_ = acquired;
     deps.push(acquired);
   }
   for (size_t i = 0; i < command_buffer_count(); ++i) {
@@ -348,38 +359,40 @@ bool Submission::poll_completion(std::chrono::microseconds poll_for) noexcept {
   // No clFlush first: on NVIDIA's driver a flush per submission from this
   // thread, beside the submitting one, cost more than polling saved
   // (bench/README.md).
-  cl_int status = CL_QUEUED;
-  if (!sdk::spin_until(poll_for, kPollInterval,
-                       [&] { return finished(&status); })) {
-    // Longer work, left to the queue's long polls rather than to a
-    // CL_COMPLETE callback, which NVIDIA's driver delivers milliseconds
-    // after the work ends (bench/README.md, halo-bench-share). Flushed, so
-    // that an implementation that holds enqueued commands back until a
-    // flush runs them.
-    api_->clFlush(device_->cl_queue);
-    poll_interval_ = kPollInterval * 2;
-    next_poll_ = std::chrono::steady_clock::now() + poll_interval_;
-    return false;
-  }
-  on_work_done(status);
-  drop();
-  return true;
+  return sdk::spin_until(poll_for, kPollInterval,
+                         [&] { return finished(&polled_status_); });
+}
+
+void Submission::begin_long_poll() noexcept {
+  // Flushed, so that an implementation that holds enqueued commands back
+  // until a flush runs them.
+  api_->clFlush(device_->cl_queue);
 }
 
 std::chrono::nanoseconds Submission::poll_long(
     std::chrono::steady_clock::time_point now) noexcept {
-  if (now < next_poll_) return next_poll_ - now;
-  if (finished(&long_status_)) return std::chrono::nanoseconds(0);
-  // Each interval a quarter longer: the work is seen finished at most a
-  // quarter of its time, or kLongestPollInterval, late.
-  poll_interval_ = std::min<std::chrono::nanoseconds>(
-      kLongestPollInterval, poll_interval_ + poll_interval_ / 4);
+  if (poll_interval_.count() == 0) {
+    // Just became the oldest: asked at once.
+    poll_interval_ = kPollInterval * 2;
+    polled_since_ = now;
+  } else if (now < next_poll_) {
+    return next_poll_ - now;
+  }
+  if (finished(&polled_status_)) return std::chrono::nanoseconds(0);
+  // Each interval a quarter longer, so that the work is seen finished at
+  // most about a quarter of its time late; past 100 ms (a hung device, a
+  // very long kernel) up to 10 ms, so that such work costs the worker few
+  // wake-ups.
+  const std::chrono::nanoseconds longest =
+      now - polled_since_ < kLongPollPatience ? kLongestPollInterval
+                                              : kLongestPatientPollInterval;
+  poll_interval_ = std::min(longest, poll_interval_ + poll_interval_ / 4);
   next_poll_ = now + poll_interval_;
   return poll_interval_;
 }
 
-void Submission::finish_long_poll() noexcept {
-  on_work_done(long_status_);
+void Submission::land_polled() noexcept {
+  on_work_done(polled_status_);
   drop();
 }
 
@@ -450,16 +463,20 @@ void Submission::on_work_done(cl_int status) noexcept {
   halo_status_t failure = chained_failure();
   if (external_acquired_) {
     // The release could not be made behind the commands (release_behind):
-    // the signals fail, as nothing ordered the memory's hand-back before
-    // their waiters.
+    // made now, and the signals fail, as nothing ordered the memory's
+    // hand-back before their waiters.
     enqueue_release();
     if (failure == HALO_OK) {
       failure = host().make_status(
           status_code_for(release_error_),
-          "the release of imported device memory behind a queue "
-          "submission's commands failed: %s (%d)",
+          "imported device memory could not be released behind a queue "
+          "submission's commands: %s (%d)",
           error_name(release_error_), static_cast<int>(release_error_));
     }
+  } else if (external_count_ > 0 && status < 0) {
+    // Failed work (or a failed release): a release behind failed commands
+    // does not run, so the memory goes back now.
+    enqueue_release();
   }
   if (failure == HALO_OK && status < 0) {
     failure = host().make_status(status_code_for(status),
@@ -479,15 +496,20 @@ void Submission::on_work_done(cl_int status) noexcept {
 
 void Submission::enqueue_release() noexcept {
   external_acquired_ = false;
-  // The commands have ended, or will never run: nothing to wait for.
+  // The commands have ended, or will never run; the release only follows
+  // the acquire, which waits on nothing (so NVIDIA's driver does not block
+  // in it), where an out-of-order queue would otherwise let it run first.
+  const cl_uint waits = acquired_ != nullptr ? 1 : 0;
   if (device_->description->release_external(
           device_->cl_queue, static_cast<cl_uint>(external_count_), external_,
-          0, nullptr, nullptr) == CL_SUCCESS) {
+          waits, waits != 0 ? &acquired_ : nullptr, nullptr) == CL_SUCCESS) {
     api_->clFlush(device_->cl_queue);
   }
 }
 
 void Submission::finish() noexcept {
+  // Acquired for work that never ran, or whose completion was never seen.
+  if (external_acquired_) enqueue_release();
   finish_waits();
   if (!signalled_) {
     // A wait failed (or the hand-off did): nothing ran.

@@ -54,7 +54,8 @@
 // enqueued; and its own gate opens once every command is in, before the
 // release. Should that fail, the release is made where the completion is
 // seen instead, and the signals fail there (none is linked as a device
-// signal): nothing ordered the hand-back before their waiters.
+// signal): nothing ordered the hand-back before their waiters. A release
+// behind commands that failed does not run, so one is made there too.
 //
 // The completion callback is registered only once every host-side wait is
 // reached: OpenCL implementations differ on whether a CL_COMPLETE callback
@@ -122,20 +123,23 @@ class Submission final : public sdk::Submission, public SignalSource {
     handed_over_issued_ = false;
     return issued;
   }
-  // On the worker: polls the completion event for up to |poll_for| and,
-  // when it finishes in time, completes the submission as the completion
-  // callback would. Returns false, having flushed the queue, when it has
-  // not: the queue then keeps it among its long polls (poll_long).
+  // On the worker: polls the completion event for up to |poll_for|;
+  // returns whether it finished (then land_polled completes the
+  // submission), or false: the queue then keeps it among its long polls.
   bool poll_completion(std::chrono::microseconds poll_for) noexcept;
-  // On the worker, for a submission poll_completion left: queries the
-  // completion event once its next poll is due at |now|. Returns 0 when the
-  // work has finished (then call finish_long_poll), else the time until its
-  // next poll, each interval a quarter longer than the last, up to 0.5 ms.
+  // A submission joins the long polls: flushes the device's queue.
+  void begin_long_poll() noexcept;
+  // On the worker, for the oldest of the long polls (from the call that
+  // makes it the oldest on): queries the completion event when its next
+  // poll is due at |now|. Returns 0 when the work has finished (then call
+  // land_polled), else the time until its next poll, each interval a
+  // quarter longer than the last, up to 0.5 ms (10 ms past 100 ms).
   std::chrono::nanoseconds poll_long(
       std::chrono::steady_clock::time_point now) noexcept;
-  // Completes a submission whose poll_long returned 0.
-  void finish_long_poll() noexcept;
-  // The queue's long polls (worker only).
+  // Completes a submission whose poll found its work finished, as the
+  // completion callback would.
+  void land_polled() noexcept;
+  // The queue's long polls, oldest first (worker only).
   Submission* next_long = nullptr;
 
   // Keeps an issued submission from going to the worker until the matching
@@ -185,9 +189,9 @@ class Submission final : public sdk::Submission, public SignalSource {
   void on_work_done(cl_int status) noexcept;
   void signal_all() noexcept;
   void release_events() noexcept;
-  // Enqueues and flushes the release of the acquired external memory, with
-  // an empty wait list, for commands that have ended or will never run;
-  // clears external_acquired_.
+  // Enqueues and flushes the release of the acquired external memory,
+  // behind the acquire alone, for commands that have ended or will never
+  // run; clears external_acquired_.
   void enqueue_release() noexcept;
 
   static void on_ready(sdk::Submission* submission) noexcept;
@@ -211,10 +215,15 @@ class Submission final : public sdk::Submission, public SignalSource {
   size_t external_count_ = 0;
   // The memory was acquired, and not released yet.
   bool external_acquired_ = false;
-  // A long poll's: the interval, the next poll and the status it found.
+  // The acquire's event (one reference), for enqueue_release.
+  cl_event acquired_ = nullptr;
+  // A long poll's: the interval (0 until it is the oldest), the next poll,
+  // and when it became the oldest.
   std::chrono::nanoseconds poll_interval_{0};
   std::chrono::steady_clock::time_point next_poll_;
-  cl_int long_status_ = CL_QUEUED;
+  std::chrono::steady_clock::time_point polled_since_;
+  // The status the worker's poll found.
+  cl_int polled_status_ = CL_QUEUED;
   // Why release_behind failed, for the signals it then fails.
   cl_int release_error_ = CL_SUCCESS;
   bool has_host_waits_ = false;

@@ -36,8 +36,7 @@ struct PollingOwner {
   static void process(void* self, Submission* submission) noexcept {
     auto* owner = static_cast<PollingOwner*>(self);
     Submission::destroy(submission);
-    owner->processed.fetch_add(1);
-    owner->processed_promise.set_value();
+    owner->processed_promises[owner->processed.fetch_add(1)].set_value();
   }
   static nanoseconds poll(void* self) noexcept {
     auto* owner = static_cast<PollingOwner*>(self);
@@ -51,7 +50,7 @@ struct PollingOwner {
   std::atomic<int> polls_left;
   std::atomic<int> processed{0};
   std::atomic<int> polls_after_processing{-1};
-  std::promise<void> processed_promise;
+  std::promise<void> processed_promises[2];
   std::promise<void> polled_out;
   CompletionWorker worker;
 };
@@ -74,13 +73,10 @@ TEST_F(CompletionWorkerTest, LongPolledWorkHoldsUpNoPostedSubmission) {
   // The poll asks to run again in an hour: a post must wake the worker.
   PollingOwner owner(std::chrono::hours(1), 2);
   owner.worker.start();
-  std::future<void> first = owner.processed_promise.get_future();
   owner.worker.post(make_plain());
-  first.wait();
-  owner.processed_promise = std::promise<void>();
-  std::future<void> second = owner.processed_promise.get_future();
+  owner.processed_promises[0].get_future().wait();
   owner.worker.post(make_plain());
-  second.wait();
+  owner.processed_promises[1].get_future().wait();
   EXPECT_EQ(owner.processed.load(), 2);
   owner.polled_out.get_future().wait();  // The second take's poll.
   owner.worker.stop();

@@ -59,7 +59,8 @@ class CompletionWorker {
   // Starts the thread. Throws std::system_error.
   void start();
   // Stops the thread once the submissions posted so far are processed:
-  // joins it, or detaches it when called on it (see the file comment).
+  // joins it, or detaches it when called on it (see the file comment). The
+  // owner must have nothing left to poll: a stopped worker polls no more.
   void stop() noexcept;
 
   // Hands |submission| to the thread. Short, never blocks on the device:
