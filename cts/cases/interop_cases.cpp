@@ -59,6 +59,47 @@ HALO_CTS_CASE("interop.submission.signal_foreign", kNeedQueues | kNeedSecondPlug
   CTS_ASSERT_OK(halo_semaphore_wait(foreign, 5, deadline_in_ms(kGenerousMs)));
 }
 
+HALO_CTS_CASE("interop.submission.signal_foreign_in_order", kNeedQueues | kNeedSecondPlugin,
+              "64 submissions, each waiting on the one before through a semaphore of its own device (and filling 4 MiB where the device has buffers), signal one semaphore of another plugin to 1, 2, ..., 64: the values land in order, so it never fails and ends at 64") {
+  constexpr uint64_t kLinks = 64;
+  constexpr uint64_t kBytes = uint64_t{4} << 20;
+  const halo_device_features_t buffers =
+      HALO_DEVICE_FEATURE_BUFFERS | HALO_DEVICE_FEATURE_COMMAND_BUFFERS;
+  const bool fills = (ctx.capabilities().features & buffers) == buffers;
+  BufferRef buffer;
+  if (fills) buffer = allocate_buffer(ctx.device(), kBytes, host_memory_type(ctx));
+  halo_semaphore_t* own = ctx.semaphore(0);
+  halo_semaphore_t* foreign = ctx.semaphore(0, ctx.foreign_device());
+  const uint32_t pattern = 0x5A5A5A5Au;
+  // Submitted back to back, so that a link's wait is on work still queued
+  // (a device-side chain where the plugin can make one), and each link's
+  // fill takes long enough for completions to be seen in batches.
+  for (uint64_t link = 1; link <= kLinks; ++link) {
+    CommandBufferRef fill;
+    if (fills) {
+      fill = begin_commands(ctx.device());
+      CTS_ASSERT_OK(halo_command_buffer_fill(fill.get(), buffer.get(), 0, kBytes, &pattern,
+                                             sizeof(pattern)));
+      CTS_ASSERT_OK(halo_command_buffer_end(fill.get()));
+    }
+    std::vector<halo_command_buffer_t*> commands;
+    if (fills) commands = {fill.get()};
+    std::vector<halo_semaphore_t*> waits;
+    std::vector<uint64_t> wait_values;
+    if (link > 1) {
+      waits = {own};
+      wait_values = {link - 1};
+    }
+    CTS_ASSERT_OK(submit(ctx.device(), commands, waits, wait_values, {own, foreign},
+                         {link, link}));
+  }
+  CTS_ASSERT_OK(halo_semaphore_wait(foreign, kLinks, deadline_in_ms(kGenerousMs)));
+  uint64_t value = 0;
+  CTS_ASSERT_OK(halo_semaphore_query(foreign, &value));
+  CTS_ASSERT_EQ(value, kLinks);
+  CTS_ASSERT_OK(halo_semaphore_wait(own, kLinks, deadline_in_ms(kGenerousMs)));
+}
+
 HALO_CTS_CASE("interop.submission.fail_foreign", kNeedQueues | kNeedSecondPlugin,
               "a failed foreign wait semaphore fails the submission's signal semaphores with the same code and message") {
   halo_semaphore_t* foreign = ctx.semaphore(0, ctx.foreign_device());
