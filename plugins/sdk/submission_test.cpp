@@ -286,6 +286,51 @@ TEST_F(SubmissionTest, EveryWaitNativeIsReadyAtRegistration) {
   release(wait);
 }
 
+// An AcquireFunction that registers through the vtable, counting its
+// calls, and refuses waits on semaphores above value 100 as a plugin's own
+// registration may.
+std::atomic<int> g_acquired{0};
+halo_status_t counting_acquire(Submission*, halo_semaphore_t* semaphore,
+                               halo_timepoint_t* timepoint) noexcept {
+  g_acquired.fetch_add(1);
+  if (value_of(semaphore) > 100) {
+    return fake_host().make_status_text(HALO_STATUS_ABORTED, "own refusal");
+  }
+  return TestSemaphore::acquire(semaphore, timepoint);
+}
+
+TEST_F(SubmissionTest, AcquireFunctionRegistersEveryHostWait) {
+  std::atomic<int> ready{0};
+  halo_semaphore_t* waits[3] = {make_semaphore(0), make_semaphore(0),
+                                make_semaphore(0)};
+  uint64_t values[3] = {1, 1, 1};
+  auto* s = make_recorder({3, waits, values}, {}, &ready);
+  s->set_native(1);
+  g_acquired.store(0);
+  EXPECT_FALSE(s->register_waits(&Recorder::on_ready, &counting_acquire));
+  EXPECT_EQ(g_acquired.load(), 2);  // Not the native wait.
+  ASSERT_EQ(TestSemaphore::signal(waits[0], 1), nullptr);
+  EXPECT_EQ(ready.load(), 0);
+  ASSERT_EQ(TestSemaphore::signal(waits[2], 1), nullptr);
+  EXPECT_EQ(ready.load(), 1);
+  EXPECT_EQ(s->failure(), nullptr);
+  s->complete();
+  Submission::destroy(s);
+  for (auto* w : waits) release(w);
+}
+
+TEST_F(SubmissionTest, AcquireFunctionRefusalCountsAsFailure) {
+  std::atomic<int> ready{0};
+  halo_semaphore_t* wait = make_semaphore(101);
+  uint64_t value = 102;
+  auto* s = make_recorder({1, &wait, &value}, {}, &ready);
+  EXPECT_TRUE(s->register_waits(&Recorder::on_ready, &counting_acquire));
+  EXPECT_EQ(fake_host().code(s->failure()), HALO_STATUS_ABORTED);
+  s->complete();
+  Submission::destroy(s);
+  release(wait);
+}
+
 TEST_F(SubmissionTest, ConvertToNativeCancelsTheTimepointAndMakesReady) {
   std::atomic<int> ready{0};
   halo_semaphore_t* wait = make_semaphore(0);

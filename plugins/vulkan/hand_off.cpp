@@ -31,7 +31,7 @@ constexpr std::chrono::microseconds kHandOffLockSpin{20};
 
 }  // namespace
 
-void Queue::classify(Submission* submission) noexcept {
+uint64_t Queue::classify(Submission* submission) noexcept {
   std::lock_guard<std::mutex> lock(schedule_mutex_);
   bool deferred = false;
   for (size_t i = 0; i < submission->wait_count(); ++i) {
@@ -43,10 +43,18 @@ void Queue::classify(Submission* submission) noexcept {
       deferred = true;
     }
   }
-  if (!deferred) return;
-  submission->deferred = true;
-  sdk::list_push_back<&Submission::previous_deferred, &Submission::next_deferred>(
-      deferred_head_, deferred_tail_, submission);
+  if (deferred) {
+    submission->deferred = true;
+    sdk::list_push_back<&Submission::previous_deferred,
+                        &Submission::next_deferred>(deferred_head_,
+                                                    deferred_tail_, submission);
+  }
+  return next_completion_;
+}
+
+bool Queue::handed_off_since(uint64_t hand_offs) noexcept {
+  std::lock_guard<std::mutex> lock(schedule_mutex_);
+  return next_completion_ != hand_offs;
 }
 
 void Queue::unlink_deferred(Submission* submission) noexcept {

@@ -157,11 +157,16 @@ halo_status_t Queue::execute(const halo_queue_execute_info_t* info) noexcept {
     return status;
   }
   in_flight_.track(submission);
-  classify(submission);
-  if (submission->register_waits(&Submission::on_ready)) {
+  const uint64_t hand_offs = classify(submission);
+  if (submission->register_waits(&Submission::on_ready,
+                                 &Submission::acquire_wait)) {
     process_ready(submission);
-  } else {
-    // A wait registered meanwhile may already be reachable on the GPU.
+  } else if (handed_off_since(hand_offs)) {
+    // A hand-off between the classification and the registration may have
+    // made a wait reachable on the GPU, and the reevaluation it asked for
+    // may have passed over that wait, not yet registered. Any later
+    // hand-off's reevaluation sees it registered. (The submission itself
+    // may be gone by now: a callback may have made it ready.)
     reevaluate_.store(true, std::memory_order_release);
     device_->wake.wake();
   }

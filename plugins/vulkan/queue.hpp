@@ -15,7 +15,10 @@
 //
 // The notification thread sleeps in one vkWaitSemaphores(ANY) over the wake
 // semaphore, the completion semaphore and every semaphore of the device with
-// pending timepoints (at payload + 1), and on each wake: hands ready
+// pending timepoints that need watching (at payload + 1: not those of this
+// queue's own deferred waits on its unshared semaphores, which host
+// signals and the queue's hand-offs release; Submission::acquire_wait),
+// and on each wake: hands ready
 // submissions to the GPU, re-examines deferred ones (a hand-off may have
 // made their waits reachable on the GPU), finishes completed ones, and
 // brings the watched semaphores' shadows up to date, which runs their
@@ -85,7 +88,13 @@ class Queue final : public SemaphoreKeeper {
                            size_t count) noexcept;
 
   // hand_off.cpp: the way to the GPU.
-  void classify(Submission* submission) noexcept;
+  // Sorts |submission|'s waits into native and host-side ones, listing it
+  // as deferred when it has any of the latter. Returns the number of
+  // hand-offs made so far (see handed_off_since).
+  uint64_t classify(Submission* submission) noexcept;
+  // Whether any submission was handed to the GPU since classify returned
+  // |hand_offs|.
+  bool handed_off_since(uint64_t hand_offs) noexcept;
   void process_ready(Submission* submission) noexcept;
   // With schedule_mutex_ held: takes |submission| off the deferred list and
   // hands it to the GPU. False when it failed (a wait, or the hand-off,

@@ -329,12 +329,17 @@ halo_status_t Semaphore::wait(uint64_t value,
 
 halo_status_t Semaphore::acquire_timepoint(
     halo_timepoint_t* timepoint) noexcept {
+  HALO_SDK_RETURN_IF_ERROR(acquire_unwatched_timepoint(timepoint));
+  if (shadow.pending_timepoints() != 0) device->semaphore_keeper->watch(this);
+  return HALO_OK;
+}
+
+halo_status_t Semaphore::acquire_unwatched_timepoint(
+    halo_timepoint_t* timepoint) noexcept {
   // The shadow trails GPU signals; bring it up to date so that a value
   // already reached runs the callback inline, as the contract asks.
   sync_shadow();
-  HALO_SDK_RETURN_IF_ERROR(shadow.acquire(timepoint));
-  if (shadow.pending_timepoints() != 0) device->semaphore_keeper->watch(this);
-  return HALO_OK;
+  return shadow.acquire(timepoint);
 }
 
 bool Semaphore::cancel_timepoint(halo_timepoint_t* timepoint) noexcept {

@@ -143,6 +143,11 @@ struct Semaphore {
   void fail(halo_status_t status) noexcept;
   halo_status_t wait(uint64_t value, halo_time_ns_t deadline) noexcept;
   halo_status_t acquire_timepoint(halo_timepoint_t* timepoint) noexcept;
+  // acquire_timepoint without asking the notification thread to watch the
+  // native payload: for a timepoint that host signals, failures and the
+  // queue's own hand-offs release in time (Queue::acquire_wait).
+  halo_status_t acquire_unwatched_timepoint(
+      halo_timepoint_t* timepoint) noexcept;
   bool cancel_timepoint(halo_timepoint_t* timepoint) noexcept;
   // The vtable's export entry (ABI 1.3).
   halo_status_t export_handle(halo_external_handle_type_t type,

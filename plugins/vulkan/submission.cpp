@@ -3,6 +3,7 @@
 #include "command_buffer.hpp"
 #include "device.hpp"
 #include "queue.hpp"
+#include "semaphore.hpp"
 
 namespace halo::vk {
 
@@ -47,6 +48,20 @@ Submission::Submission(const Init& init, const Extra& extra,
 void Submission::on_ready(sdk::Submission* submission) noexcept {
   auto* own = static_cast<Submission*>(submission);
   own->device_->queue->start_ready(own);
+}
+
+halo_status_t Submission::acquire_wait(sdk::Submission* submission,
+                                       halo_semaphore_t* semaphore,
+                                       halo_timepoint_t* timepoint) noexcept {
+  auto* own = static_cast<Submission*>(submission);
+  if (own->device_->owns(semaphore)) {
+    Semaphore* own_semaphore = Semaphore::cast(semaphore);
+    if (!own_semaphore->shared()) {
+      return own_semaphore->acquire_unwatched_timepoint(timepoint);
+    }
+  }
+  return sdk::semaphore_vtable(semaphore)->acquire_timepoint(semaphore,
+                                                             timepoint);
 }
 
 }  // namespace halo::vk

@@ -44,6 +44,17 @@ class Submission final : public sdk::Submission {
   // For the timepoint callback that makes a submission ready: starts it on
   // the device's queue.
   static void on_ready(sdk::Submission* submission) noexcept;
+  // Registers a host-side wait's timepoint (sdk::Submission's
+  // AcquireFunction). A wait on a semaphore of the submission's own device
+  // that nothing outside the device advances (not shared) is released in
+  // time without the notification thread watching its payload: by the
+  // host signal or failure that reaches it, whose timepoints run on the
+  // signalling thread, or, when this device's GPU is to reach it, by the
+  // queue's reevaluation after that hand-off, which makes the wait native.
+  // So its timepoint is not watched; every other wait's is.
+  static halo_status_t acquire_wait(sdk::Submission* submission,
+                                    halo_semaphore_t* semaphore,
+                                    halo_timepoint_t* timepoint) noexcept;
 
   // Native arrays for vkQueueSubmit, sized at creation so that the hand-off
   // allocates nothing.

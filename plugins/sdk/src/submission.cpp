@@ -135,7 +135,8 @@ bool Submission::settle(uint64_t remove, uint64_t add) noexcept {
   return !ready(old_state) && ready(new_state);
 }
 
-bool Submission::register_waits(ReadyFunction on_ready) noexcept {
+bool Submission::register_waits(ReadyFunction on_ready,
+                                AcquireFunction acquire) noexcept {
   on_ready_ = on_ready;
   uint64_t pending = 0;
   for (size_t i = 0; i < wait_count_; ++i) {
@@ -148,8 +149,10 @@ bool Submission::register_waits(ReadyFunction on_ready) noexcept {
     wait.done.store(0, std::memory_order_relaxed);
     halo_semaphore_t* semaphore = wait.semaphore;
     halo_status_t status =
-        semaphore_vtable(semaphore)->acquire_timepoint(semaphore,
-                                                       &wait.timepoint);
+        acquire != nullptr
+            ? acquire(this, semaphore, &wait.timepoint)
+            : semaphore_vtable(semaphore)->acquire_timepoint(semaphore,
+                                                             &wait.timepoint);
     if (status != HALO_OK) {
       // No callback will run for this wait: settle it here. While
       // REGISTERING is set nothing can become ready, so no one fires yet.

@@ -139,12 +139,21 @@ class Submission {
     waits_[index].state.store(kNative, std::memory_order_relaxed);
   }
 
-  // Registers a timepoint for every host-side wait. Returns true when the
-  // submission is ready on return (every wait settled, or one failed):
-  // the caller then owns what happens next. Otherwise |on_ready| runs
-  // exactly once, from the timepoint callback that makes it ready. A wait
-  // that cannot be registered counts as failed with the reason.
-  bool register_waits(ReadyFunction on_ready) noexcept;
+  // Registers |timepoint| on |semaphore| for a host-side wait of
+  // |submission|, as the semaphore's acquire_timepoint does, for a plugin
+  // that knows a cheaper way for some of its own semaphores.
+  using AcquireFunction = halo_status_t (*)(Submission* submission,
+                                            halo_semaphore_t* semaphore,
+                                            halo_timepoint_t* timepoint) noexcept;
+
+  // Registers a timepoint for every host-side wait, through |acquire| when
+  // given. Returns true when the submission is ready on return (every wait
+  // settled, or one failed): the caller then owns what happens next.
+  // Otherwise |on_ready| runs exactly once, from the timepoint callback
+  // that makes it ready. A wait that cannot be registered counts as failed
+  // with the reason.
+  bool register_waits(ReadyFunction on_ready,
+                      AcquireFunction acquire = nullptr) noexcept;
 
   // Converts a registered wait to a native one if its timepoint can still
   // be cancelled (the device will reach its value by itself). Returns true
