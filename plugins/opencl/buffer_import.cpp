@@ -6,15 +6,12 @@
 // - an OPAQUE_FD becomes a cl_mem over the other API's device memory
 //   (cl_khr_external_memory_opaque_fd), which submissions acquire and
 //   release around the commands that name it (submission.hpp).
-#include <fcntl.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 
 #include "buffer.hpp"
 #include "cl_status.hpp"
 #include "device.hpp"
+#include "halo/sdk/external.hpp"
 
 namespace halo::cl {
 
@@ -69,18 +66,13 @@ halo_status_t Buffer::import_device_memory(Device* device,
   // wrapping fails below. So it is given a duplicate, and the handle's fd,
   // which a failed import leaves with the caller (external.h), is closed
   // only once everything succeeded.
-  const int fd = fcntl(handle.fd, F_DUPFD_CLOEXEC, 0);
-  if (fd < 0) {
-    return host.make_status(
-        errno == EMFILE || errno == ENFILE ? HALO_STATUS_RESOURCE_EXHAUSTED
-                                           : HALO_STATUS_INVALID_ARGUMENT,
-        "%s: handle->fd %d could not be duplicated: %s", kFunction, handle.fd,
-        std::strerror(errno));
-  }
+  sdk::OwnedFd fd;
+  HALO_SDK_RETURN_IF_ERROR(
+      sdk::duplicate_fd(host, kFunction, handle.fd, &fd));
   cl_device_id id = device->description->device;
   const cl_mem_properties properties[] = {
       CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR,
-      static_cast<cl_mem_properties>(fd),
+      static_cast<cl_mem_properties>(fd.get()),
       CL_DEVICE_HANDLE_LIST_KHR,
       reinterpret_cast<cl_mem_properties>(id),
       CL_DEVICE_HANDLE_LIST_END_KHR,
@@ -90,10 +82,10 @@ halo_status_t Buffer::import_device_memory(Device* device,
       device->context(), properties, CL_MEM_READ_WRITE,
       static_cast<size_t>(params.size), nullptr, &code);
   if (code != CL_SUCCESS) {
-    close(fd);
     return host.annotate(cl_status(host, "clCreateBufferWithProperties", code),
                          kFunction);
   }
+  fd.release();  // OpenCL's now.
   const sdk::BufferFacts facts{params.size, params.usage, params.memory_type};
   HALO_SDK_RETURN_IF_ERROR(adopt(device, facts, memory, out_buffer));
   Buffer::cast(*out_buffer)->external = true;
