@@ -26,6 +26,11 @@ constexpr cl_int kGateFailed = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
 // ms, with round trips alike (bench/README.md). Host waits block on the
 // event themselves, so the interval delays only the worker's own landing.
 constexpr std::chrono::microseconds kPollInterval{4};
+// The worker's first query of issued work comes no sooner after the issue:
+// the shortest round trip on NVIDIA's H200 (an empty kernel, a 4-byte
+// fill) takes 11-12 µs, and earlier queries found nothing finished but
+// slowed the caller's enqueues and host waits (bench/README.md).
+constexpr std::chrono::microseconds kFirstPollAfterIssue{10};
 // The longest interval between two queries of work that outlasted the
 // poll: the worker sees it finished at most this late, or about a quarter
 // of the time already waited, and queries it at most 2,000 times a second;
@@ -301,6 +306,7 @@ void Submission::issue() noexcept {
   cl_event gate = gate_;
   if (gate != nullptr) api->clRetainEvent(gate);
   if (queue_->polls_completion()) {
+    issued_at_ = std::chrono::steady_clock::now();
     handed_over_issued_ = true;
     queue_->post_issued(this);
   } else if (cl_int code = register_callback(); code != CL_SUCCESS) {
@@ -347,6 +353,10 @@ cl_int Submission::execution_status() noexcept {
 }
 
 bool Submission::finished(cl_int* out_status) noexcept {
+  if (seen_complete_.load(std::memory_order_acquire)) {
+    *out_status = CL_COMPLETE;
+    return true;
+  }
   // A host thread blocked on this event (await_work) sees it finish as soon
   // as anyone; querying meanwhile only contends with it for the driver's
   // locks. Its drop ends the hold.
@@ -359,6 +369,10 @@ bool Submission::poll_completion(std::chrono::microseconds poll_for) noexcept {
   // No clFlush first: on NVIDIA's driver a flush per submission from this
   // thread, beside the submitting one, cost more than polling saved
   // (bench/README.md).
+  // Nor a query of work too young to have finished: it would only contend
+  // with the submitting thread's next call into the driver.
+  const auto first_poll = issued_at_ + kFirstPollAfterIssue;
+  while (std::chrono::steady_clock::now() < first_poll) sdk::cpu_pause();
   return sdk::spin_until(poll_for, kPollInterval,
                          [&] { return finished(&polled_status_); });
 }
@@ -433,10 +447,14 @@ bool Submission::await_work() noexcept {
   // which cannot happen while this thread holds it.
   if (api_->clWaitForEvents(1, &completion_) != CL_SUCCESS) return false;
   cl_int status = CL_QUEUED;
-  return api_->clGetEventInfo(completion_, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                              sizeof(status), &status,
-                              nullptr) == CL_SUCCESS &&
-         status == CL_COMPLETE;
+  if (api_->clGetEventInfo(completion_, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                           sizeof(status), &status, nullptr) != CL_SUCCESS ||
+      status != CL_COMPLETE) {
+    return false;
+  }
+  // The worker's poll need not ask the driver again.
+  seen_complete_.store(true, std::memory_order_release);
+  return true;
 }
 
 void Submission::signal_all() noexcept {

@@ -222,6 +222,8 @@ class Submission final : public sdk::Submission, public SignalSource {
   std::chrono::nanoseconds poll_interval_{0};
   std::chrono::steady_clock::time_point next_poll_;
   std::chrono::steady_clock::time_point polled_since_;
+  // When the worker was handed the issued work (polling only).
+  std::chrono::steady_clock::time_point issued_at_;
   // The status the worker's poll found.
   cl_int polled_status_ = CL_QUEUED;
   // Why release_behind failed, for the signals it then fails.
@@ -237,6 +239,8 @@ class Submission final : public sdk::Submission, public SignalSource {
   std::atomic<uint32_t> holders_{1};
   // See DeviceSignal::issued.
   std::atomic<bool> issued_{false};
+  // A host waiter saw the completion event CL_COMPLETE (await_work).
+  std::atomic<bool> seen_complete_{false};
 };
 
 }  // namespace halo::cl
