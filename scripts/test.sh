@@ -73,9 +73,12 @@ if [ "$sanitizers" = 1 ]; then
   build build-tsan -DHALO_SANITIZER=thread -DCMAKE_BUILD_TYPE=Debug \
     -DHALO_BUILD_BENCHMARKS=OFF -DHALO_BUILD_EXAMPLES=OFF
   # atexit_sleep_ms=0: ThreadSanitizer otherwise sleeps a second in every
-  # process's exit, waiting for stray threads; every test process here
-  # joins its threads first, and the halo-cts runs start a process per case,
-  # so the sleep was most of this pass's time.
+  # process's exit, waiting for stray threads; the halo-cts runs start a
+  # process per case, so the sleep was most of this pass's time. No thread
+  # is left finished but unjoined at exit: tests join theirs, and plugin
+  # threads are detached as they start, so a device torn down on another
+  # device's thread while the process exits leaves none behind
+  # (plugins/sdk/include/halo/sdk/plugin_threads.hpp).
   TSAN_OPTIONS=atexit_sleep_ms=0:halt_on_error=1:second_deadlock_stack=1:suppressions=$(pwd)/tests/sanitizers/tsan.supp \
     run_ctest build-tsan
 fi

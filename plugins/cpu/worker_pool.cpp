@@ -2,8 +2,6 @@
 // caller's wait for its helpers (see worker_pool.hpp for the protocol).
 #include "worker_pool.hpp"
 
-#include <pthread.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -65,20 +63,17 @@ uint32_t WorkerPool::configured_thread_count(sdk::Host host) noexcept {
   return fallback;
 }
 
-WorkerPool::WorkerPool(sdk::Host host) noexcept
-    : host_(host), threads_(sdk::HostAllocator<std::thread>(host)) {}
+WorkerPool::WorkerPool(sdk::Host host) noexcept : host_(host) {}
 
 WorkerPool* WorkerPool::create(sdk::Host host, uint32_t thread_count) {
   WorkerPool* pool = host.make<WorkerPool>(host);
   try {
     uint32_t helpers = thread_count > 0 ? thread_count - 1 : 0;
-    pool->threads_.reserve(helpers);
     for (uint32_t i = 0; i < helpers; ++i) {
-      pool->threads_.emplace_back([pool] { pool->thread_main(); });
-      // Named for debuggers; thread names are at most 15 characters.
       char name[16];
       std::snprintf(name, sizeof(name), "halo-cpu-%u", (i + 1) % 10000);
-      pthread_setname_np(pool->threads_.back().native_handle(), name);
+      pool->threads_.start(name, [pool] { pool->thread_main(); });
+      ++pool->helper_count_;
     }
   } catch (...) {
     destroy(pool);
@@ -98,12 +93,12 @@ void WorkerPool::stop() noexcept {
   stopping_.store(true, std::memory_order_release);
   epoch_.fetch_add(1, std::memory_order_seq_cst);
   sdk::futex_wake_all(&epoch_);
-  for (std::thread& thread : threads_) thread.join();
+  threads_.await_exits();
 }
 
 void WorkerPool::run(Task& task) noexcept {
   if (task.count == 0) return;
-  if (task.count == 1 || threads_.empty()) {
+  if (task.count == 1 || helper_count_ == 0) {
     Claimer inline_claimer(nullptr, task.count);
     task.run(inline_claimer);
     return;

@@ -6,9 +6,9 @@
 #include <atomic>
 #include <cstdint>
 #include <thread>
-#include <vector>
 
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/plugin_threads.hpp"
 
 namespace halo::cpu {
 
@@ -83,7 +83,8 @@ class WorkerPool {
   // run plus thread_count - 1 pool threads. Throws std::bad_alloc or
   // std::system_error (after stopping the threads already started).
   static WorkerPool* create(sdk::Host host, uint32_t thread_count);
-  // Stops and joins the pool threads and frees the pool. No task may run.
+  // Stops the pool threads, waits until they have ended, and frees the
+  // pool. No task may run.
   // Accepts NULL.
   static void destroy(WorkerPool* pool) noexcept;
 
@@ -94,7 +95,7 @@ class WorkerPool {
 
   // The number of threads that run a task, the caller included.
   uint32_t thread_count() const noexcept {
-    return static_cast<uint32_t>(threads_.size()) + 1;
+    return helper_count_ + 1;
   }
 
   // Use create; public only so that the host allocator can construct it.
@@ -125,7 +126,8 @@ class WorkerPool {
   // Pool threads parked on epoch_.
   std::atomic<uint32_t> parked_{0};
   std::atomic<bool> stopping_{false};
-  std::vector<std::thread, sdk::HostAllocator<std::thread>> threads_;
+  sdk::PluginThreads threads_;
+  uint32_t helper_count_ = 0;
 };
 
 }  // namespace halo::cpu

@@ -25,7 +25,7 @@ class Queue {
  public:
   // Starts the worker thread. Throws std::bad_alloc or std::system_error.
   static Queue* create(Device* device);
-  // Stops the worker (joining it, or detaching it when called on it),
+  // Stops the worker (waiting for it to end, unless called on it),
   // destroys the worker's events and frees the queue. No submission may
   // exist.
   static void destroy(Queue* queue) noexcept;

@@ -42,7 +42,7 @@ class Queue {
   // (see the file comment). Throws std::bad_alloc or std::system_error.
   static Queue* create(sdk::Host host, const Api* api,
                        std::chrono::microseconds completion_poll);
-  // Stops the worker (joining it, or detaching it when called on the
+  // Stops the worker (waiting for it to end, unless called on the
   // worker) and frees the queue. No submission may exist.
   static void destroy(Queue* queue) noexcept;
 

@@ -10,11 +10,6 @@
 
 namespace halo::vk {
 
-// The notification thread's queue, and whether it was destroyed under it
-// (queue.cpp).
-extern thread_local Queue* t_notifier_queue;
-extern thread_local bool t_notifier_queue_destroyed;
-
 void Queue::collect_completed() noexcept {
   uint64_t done = 0;
   VkResult result = device_->vkd.vkGetSemaphoreCounterValue(
@@ -79,7 +74,7 @@ void Queue::complete(Submission* submission) noexcept {
 
 void Queue::finish(Submission* submission) noexcept {
   in_flight_.retire(submission);
-  if (t_notifier_queue == this) {
+  if (thread_.is_current_thread()) {
     // The device's last reference goes in the release pass (see
     // release_finished).
     submission->next_finished = finished_head_;
@@ -115,7 +110,7 @@ bool Queue::release_finished() noexcept {
     dropped = next;
   }
   end_driver_use();
-  return t_notifier_queue_destroyed;
+  return sdk::PluginThreads::current_thread_abandoned();
 }
 
 }  // namespace halo::vk

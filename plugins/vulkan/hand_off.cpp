@@ -14,11 +14,6 @@
 
 namespace halo::vk {
 
-// The notification thread's queue, and whether it was destroyed under it
-// (queue.cpp).
-extern thread_local Queue* t_notifier_queue;
-extern thread_local bool t_notifier_queue_destroyed;
-
 namespace {
 
 // How long a thread whose signal made a submission ready tries for the
@@ -95,7 +90,7 @@ bool Queue::try_hand_off(Submission* submission) noexcept {
   if (reachable) reevaluate_.store(true, std::memory_order_release);
   const bool first_in_flight =
       device_->adapter->sliced_waits && in_flight_head_ == submission;
-  if ((reachable || first_in_flight) && t_notifier_queue != this) {
+  if ((reachable || first_in_flight) && !thread_.is_current_thread()) {
     device_->wake.wake();
   }
   return true;

@@ -9,12 +9,11 @@
 // thread when it drops such a reference. It does so only in
 // release_finished, at the end of an iteration, touching nothing of the
 // queue once it started releasing; when a release destroys the device,
-// Queue::destroy runs on this thread, detaches it and raises
-// t_notifier_queue_destroyed, and the loop returns without touching the
-// queue again.
+// Queue::destroy runs on this thread and marks it abandoned
+// (plugin_threads.hpp), and the loop returns without touching the queue
+// again.
 #include "device.hpp"
 #include "exit_guard.hpp"
-#include "halo/sdk/library_pin.hpp"
 #include "queue.hpp"
 #include "semaphore.hpp"
 #include "submission.hpp"
@@ -22,22 +21,15 @@
 
 namespace halo::vk {
 
-// The notification thread's queue, and whether it was destroyed under it
-// (queue.cpp).
-extern thread_local Queue* t_notifier_queue;
-extern thread_local bool t_notifier_queue_destroyed;
-
 void Queue::run() noexcept {
-  t_notifier_queue = this;
-  // This thread may drop the plugin's last object: keep our code mapped
-  // until it has left it.
-  sdk::pin_library_to_current_thread();
   while (iterate()) {
   }
   // Kept out of the driver while the process exits: stay parked, so that
   // what this thread holds stays reachable (leak checkers run at the very
   // end), until a late Queue::destroy asks the thread to end.
-  if (!t_notifier_queue_destroyed) park_while_exiting(stopping_);
+  if (!sdk::PluginThreads::current_thread_abandoned()) {
+    park_while_exiting(stopping_);
+  }
 }
 
 bool Queue::iterate() noexcept {

@@ -15,10 +15,6 @@ namespace halo::vk {
 
 using ull = unsigned long long;
 
-// The notification thread's queue, and whether it was destroyed under it.
-thread_local Queue* t_notifier_queue = nullptr;
-thread_local bool t_notifier_queue_destroyed = false;
-
 namespace {
 
 constexpr char kExecute[] = "halo_device_queue_execute";
@@ -50,7 +46,7 @@ Queue* Queue::create(Device* device, halo_status_t* out_status) {
     return nullptr;
   }
   try {
-    queue->thread_ = std::thread([queue] { queue->run(); });
+    queue->thread_.start("halo-vk-notify", [queue] { queue->run(); });
   } catch (...) {
     device->host.destroy(queue);
     throw;
@@ -64,14 +60,10 @@ void Queue::destroy(Queue* queue) noexcept {
   queue->stopping_.store(true, std::memory_order_seq_cst);
   queue->device_->wake.wake();
   unpark_exit_parked();
-  if (t_notifier_queue == queue) {
-    // The notification thread itself dropped the device's last reference;
-    // its loop returns as soon as this does, touching nothing of ours.
-    queue->thread_.detach();
-    t_notifier_queue_destroyed = true;
-  } else {
-    queue->thread_.join();
-  }
+  // On the notification thread itself (it dropped the device's last
+  // reference), this returns at once, and its loop returns touching nothing
+  // of ours (plugin_threads.hpp).
+  queue->thread_.await_exits();
   // The driver may still be letting go of the last submissions' waits
   // (retirement.cpp): only an idle VkQueue proves it has, and then the
   // semaphores kept for it may go.

@@ -29,12 +29,12 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "halo/device.h"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/in_flight_tracker.hpp"
+#include "halo/sdk/plugin_threads.hpp"
 #include "semaphore_keeper.hpp"
 #include "vulkan_api.hpp"
 
@@ -50,7 +50,7 @@ class Queue final : public SemaphoreKeeper {
   // Throws std::bad_alloc or std::system_error; returns a status for a
   // failed Vulkan call in |*out_status| (and NULL).
   static Queue* create(Device* device, halo_status_t* out_status);
-  // Stops the thread (joining it, or detaching it when called on it) and
+  // Stops the thread (waiting for it to end, unless called on it) and
   // frees the queue. Nothing may be submitted or watched any more.
   static void destroy(Queue* queue) noexcept;
 
@@ -173,7 +173,7 @@ class Queue final : public SemaphoreKeeper {
   Semaphore* dropped_head_ = nullptr;
 
   std::atomic<bool> stopping_{false};
-  std::thread thread_;
+  sdk::PluginThreads thread_;
 };
 
 }  // namespace halo::vk

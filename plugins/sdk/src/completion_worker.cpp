@@ -1,20 +1,11 @@
 #include "halo/sdk/completion_worker.hpp"
 
-#include "halo/sdk/library_pin.hpp"
 #include "halo/sdk/spin.hpp"
 
 namespace halo::sdk {
-namespace {
-
-// The worker whose loop runs on this thread, and whether it was stopped
-// from inside that loop (and so may be gone).
-thread_local CompletionWorker* t_worker = nullptr;
-thread_local bool t_worker_stopped = false;
-
-}  // namespace
 
 void CompletionWorker::start() {
-  thread_ = std::thread([this] { run(); });
+  thread_.start("halo-completion", [this] { run(); });
 }
 
 void CompletionWorker::stop() noexcept {
@@ -23,18 +14,13 @@ void CompletionWorker::stop() noexcept {
     stopping_ = true;
     work_ready_.notify_all();
   }
-  if (t_worker == this) {
-    // Called from process() (the last submission took the device's last
-    // reference with it): joining would wait for ourselves.
-    thread_.detach();
-    t_worker_stopped = true;
-  } else if (thread_.joinable()) {
-    thread_.join();
-  }
+  // Called from process() (the last submission took the device's last
+  // reference with it), this returns at once (see plugin_threads.hpp).
+  thread_.await_exits();
 }
 
 bool CompletionWorker::is_current_thread() const noexcept {
-  return t_worker == this;
+  return thread_.is_current_thread();
 }
 
 void CompletionWorker::post(Submission* submission) noexcept {
@@ -54,10 +40,6 @@ void CompletionWorker::post(Submission* submission) noexcept {
 }
 
 void CompletionWorker::run() noexcept {
-  t_worker = this;
-  // The worker may drop the plugin's last object; keep the plugin's code
-  // mapped until this thread has left it.
-  pin_library_to_current_thread();
   std::unique_lock<std::mutex> lock(mutex_);
   // When the owner's poll wants to run again; 0 while it has nothing.
   std::chrono::nanoseconds poll_again{0};
@@ -79,7 +61,7 @@ void CompletionWorker::run() noexcept {
         process_(owner_, submission);
         // The worker may be gone now (see the file comment); then this was
         // the last submission of all.
-        if (t_worker_stopped) return;
+        if (PluginThreads::current_thread_abandoned()) return;
       }
       lock.lock();
       if (poll_ != nullptr) poll();

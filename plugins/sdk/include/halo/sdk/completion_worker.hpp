@@ -7,9 +7,9 @@
 // submission retains the device, so the device (and the queue) can only go
 // when no submission exists, but its last reference may be dropped by the
 // worker itself, while it destroys the last submission. Then stop() runs
-// on the worker: it detaches the thread instead of joining it, and the
-// loop returns without touching the worker again, so the queue may free it
-// as soon as stop() returns.
+// on the worker: it returns at once, and the loop returns without touching
+// the worker again, so the queue may free it as soon as stop() returns
+// (plugin_threads.hpp).
 //
 // A worker may also poll work of its owner's that nothing reports promptly
 // (a GPU's long kernels, whose driver's completion callbacks come late):
@@ -23,8 +23,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
-
+#include "halo/sdk/plugin_threads.hpp"
 #include "halo/sdk/submission.hpp"
 
 namespace halo::sdk {
@@ -58,8 +57,9 @@ class CompletionWorker {
 
   // Starts the thread. Throws std::system_error.
   void start();
-  // Stops the thread once the submissions posted so far are processed:
-  // joins it, or detaches it when called on it (see the file comment). The
+  // Stops the thread once the submissions posted so far are processed and
+  // waits for it to end, or, called on it, lets it end by itself (see the
+  // file comment). The
   // owner must have nothing left to poll: a stopped worker polls no more.
   void stop() noexcept;
 
@@ -87,7 +87,7 @@ class CompletionWorker {
   Submission* head_ = nullptr;
   Submission* tail_ = nullptr;
   bool stopping_ = false;
-  std::thread thread_;
+  PluginThreads thread_;
 };
 
 }  // namespace halo::sdk
