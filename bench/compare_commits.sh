@@ -66,7 +66,9 @@ for family, variants in sorted(families.items()):
         continue
     median = lambda values: statistics.median(values)
     for variant, native in sorted(variants.items()):
-        if variant == "halo":
+        # A baseline one side does not have (added or renamed since) has
+        # nothing to compare.
+        if variant == "halo" or not native.get("before") or not native.get("after"):
             continue
         before = median(halo["before"]) / median(native["before"])
         after = median(halo["after"]) / median(native["after"])

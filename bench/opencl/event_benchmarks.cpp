@@ -11,6 +11,7 @@
 // clEnqueueFillBuffer on its own word (word_fill.hpp).
 #include "fixture.hpp"
 #include "opencl_benchmarks.hpp"
+#include "raw_retirer.hpp"
 #include "word_fill.hpp"
 
 namespace halo::bench {
@@ -54,22 +55,43 @@ void user_event_release_halo(benchmark::State& state) {
         "halo_device_wait_idle");
 }
 
-void chain_native(benchmark::State& state) {
+namespace {
+
+// The raw chain; with a |retirer|, each link's event goes to it instead of
+// being released at once.
+void chain_raw(benchmark::State& state, RawRetirer* retirer) {
   PinnedTimedThread pinned;
   cl_command_queue queue = fixture().raw().queue();
   cl_mem word = fixture().raw_resources().word.get();
+  auto let_go = [retirer](cl_event event) {
+    if (retirer != nullptr) {
+      retirer->retire(event);
+    } else {
+      check_cl(clReleaseEvent(event), "clReleaseEvent");
+    }
+  };
   InstructionCount count(state, kChainLength);
   for (auto _ : state) {
     cl_event previous = enqueue_word_fill(queue, word, 0, nullptr);
     for (int link = 1; link < kChainLength; ++link) {
       cl_event next = enqueue_word_fill(queue, word, 1, &previous);
-      check_cl(clReleaseEvent(previous), "clReleaseEvent");
+      let_go(previous);
       previous = next;
     }
-    wait_and_release(previous);
+    check_cl(clWaitForEvents(1, &previous), "clWaitForEvents");
+    let_go(previous);
   }
   state.counters["links"] = benchmark::Counter(
       kChainLength, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+}  // namespace
+
+void chain_native(benchmark::State& state) { chain_raw(state, nullptr); }
+
+void chain_native_retiring(benchmark::State& state) {
+  RawRetirer retirer;
+  chain_raw(state, &retirer);
 }
 
 void chain_halo(benchmark::State& state) {

@@ -43,7 +43,14 @@ void add_pair(const std::string& family, BenchmarkFunction native,
 void register_benchmarks() {
   add_pair("BM_ClUserEventRelease", user_event_release_native,
            user_event_release_halo, benchmark::kMicrosecond);
-  add_pair("BM_ClChain10k", chain_native, chain_halo, benchmark::kMillisecond);
+  // Raw OpenCL twice: as is, and also retiring each link as it ends, as
+  // halo's retention needs (raw_retirer.hpp).
+  add("BM_ClChain10k/native_opencl", chain_native, benchmark::kMillisecond,
+      /*manual_time=*/false);
+  add("BM_ClChain10k/native_opencl_retiring", chain_native_retiring,
+      benchmark::kMillisecond, /*manual_time=*/false);
+  add("BM_ClChain10k/halo", chain_halo, benchmark::kMillisecond,
+      /*manual_time=*/false);
   add_pair("BM_ClFill64MiB", fill_native, fill_halo, benchmark::kMillisecond);
   add_pair("BM_ClCopy64MiB", copy_native, copy_halo, benchmark::kMillisecond);
   add_pair("BM_ClEmptyKernel", empty_kernel_native, empty_kernel_halo,

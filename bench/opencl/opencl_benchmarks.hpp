@@ -27,9 +27,11 @@ void user_event_release_native(benchmark::State& state);
 void user_event_release_halo(benchmark::State& state);
 
 // kChainLength 4-byte fills, each waiting on the one before; the host
-// waits for the last.
+// waits for the last. The retiring baseline also has each link's end seen
+// as it comes, as halo must (raw_retirer.hpp).
 inline constexpr int kChainLength = 10000;
 void chain_native(benchmark::State& state);
+void chain_native_retiring(benchmark::State& state);
 void chain_halo(benchmark::State& state);
 
 // A fill of kTransferSize bytes, and a copy between two such buffers,

@@ -32,7 +32,11 @@ void set_empty_kernel(std::vector<uint32_t> spirv) {
 
 const std::vector<uint32_t>& empty_kernel() { return kernel_words(); }
 
-void empty_dispatch_native(benchmark::State& state) {
+namespace {
+
+// The raw empty dispatch; |retiring|: each submission is also retired as it
+// ends (RawRetirer).
+void empty_dispatch_raw(benchmark::State& state, bool retiring) {
   PinTimedThread pin;
   const RawDevice& raw = raw_device();
   RawPipeline pipeline(empty_kernel(), kEntryPoint);
@@ -42,13 +46,25 @@ void empty_dispatch_native(benchmark::State& state) {
   raw.vk.vkCmdDispatch(commands.get(), 1, 1, 1);
   commands.end();
   RawSemaphore done;
+  std::unique_ptr<RawRetirer> retirer = retirer_if(retiring);
   uint64_t value = 0;
   run_timed(state, [&] {
     ++value;
-    raw_submit(raw, VK_NULL_HANDLE, 0, done.get(), value, commands.get());
+    raw_submit(raw, VK_NULL_HANDLE, 0, done.get(), value, commands.get(),
+               retirer.get());
     raw_wait(raw, done.get(), value);
   });
   raw_finish_run(raw);
+}
+
+}  // namespace
+
+void empty_dispatch_native(benchmark::State& state) {
+  empty_dispatch_raw(state, false);
+}
+
+void empty_dispatch_native_retiring(benchmark::State& state) {
+  empty_dispatch_raw(state, true);
 }
 
 void empty_dispatch_halo(benchmark::State& state) {

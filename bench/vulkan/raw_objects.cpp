@@ -50,6 +50,28 @@ RawSemaphore::~RawSemaphore() {
   raw.vk.vkDestroySemaphore(raw.device, semaphore_, nullptr);
 }
 
+RawRetirer::RawRetirer() : thread_([this] { run(); }) {}
+
+RawRetirer::~RawRetirer() {
+  // Stopping first: the thread, woken by the signal past every
+  // submission's, reads a value it never waits beyond and returns.
+  stopping_.store(true, std::memory_order_seq_cst);
+  raw_signal(raw_device(), completion_.get(), submitted_ + 1);
+  thread_.join();
+}
+
+void RawRetirer::run() {
+  const RawDevice& raw = raw_device();
+  uint64_t retired = 0;
+  for (;;) {
+    raw_wait(raw, completion_.get(), retired + 1);
+    check_vk(raw.vk.vkGetSemaphoreCounterValue(raw.device, completion_.get(),
+                                               &retired),
+             "vkGetSemaphoreCounterValue");
+    if (stopping_.load(std::memory_order_seq_cst)) return;
+  }
+}
+
 RawBuffer::RawBuffer(uint64_t size, VkBufferUsageFlags usage) {
   const RawDevice& raw = raw_device();
   VkBufferCreateInfo info = {};

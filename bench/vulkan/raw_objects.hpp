@@ -4,7 +4,10 @@
 #ifndef HALO_BENCH_VULKAN_RAW_OBJECTS_HPP_
 #define HALO_BENCH_VULKAN_RAW_OBJECTS_HPP_
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <thread>
 #include <vector>
 
 #include "raw_vulkan.hpp"
@@ -24,6 +27,38 @@ class RawSemaphore {
  private:
   VkSemaphore semaphore_ = VK_NULL_HANDLE;
 };
+
+// What raw Vulkan must add to learn of each submission's end as it comes,
+// as halo's queues do to release what a submission holds (DESIGN.md §5): a
+// completion timeline that every submission also signals (raw_submit's
+// |retirer|), and a thread that waits on it and reads how far it got.
+// The native_vulkan_retiring baselines. Destroy it only with the queue
+// idle (raw_finish_run): it ends its thread with a host signal.
+class RawRetirer {
+ public:
+  RawRetirer();
+  ~RawRetirer();
+  RawRetirer(const RawRetirer&) = delete;
+  RawRetirer& operator=(const RawRetirer&) = delete;
+
+  VkSemaphore semaphore() const { return completion_.get(); }
+  // The value the next submission signals.
+  uint64_t next_value() { return ++submitted_; }
+
+ private:
+  void run();
+
+  RawSemaphore completion_;
+  uint64_t submitted_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+// A retirer when |retiring|, else none: the two raw baselines of a
+// benchmark in one body.
+inline std::unique_ptr<RawRetirer> retirer_if(bool retiring) {
+  return retiring ? std::make_unique<RawRetirer>() : nullptr;
+}
 
 // A buffer of |size| bytes in device-local memory, chosen as the plugin
 // chooses for HALO_MEMORY_TYPE_DEVICE_LOCAL: the allowed type with that
@@ -80,17 +115,30 @@ class RawPipeline {
 // One vkQueueSubmit with one VkSubmitInfo: waits for |wait| to reach
 // |wait_value| (none when VK_NULL_HANDLE) at every stage, as the plugin's
 // waits do, runs |commands| (none when VK_NULL_HANDLE) and signals |signal|
-// to |signal_value| (none when VK_NULL_HANDLE).
+// to |signal_value| (none when VK_NULL_HANDLE), and, with a |retirer|,
+// its completion timeline to the next value too.
 inline void raw_submit(const RawDevice& raw, VkSemaphore wait,
                        uint64_t wait_value, VkSemaphore signal,
-                       uint64_t signal_value, VkCommandBuffer commands) {
+                       uint64_t signal_value, VkCommandBuffer commands,
+                       RawRetirer* retirer = nullptr) {
   const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkSemaphore signals[2];
+  uint64_t signal_values[2];
+  uint32_t signal_count = 0;
+  if (signal != VK_NULL_HANDLE) {
+    signals[signal_count] = signal;
+    signal_values[signal_count++] = signal_value;
+  }
+  if (retirer != nullptr) {
+    signals[signal_count] = retirer->semaphore();
+    signal_values[signal_count++] = retirer->next_value();
+  }
   VkTimelineSemaphoreSubmitInfo timeline = {};
   timeline.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
   timeline.waitSemaphoreValueCount = wait != VK_NULL_HANDLE ? 1 : 0;
   timeline.pWaitSemaphoreValues = &wait_value;
-  timeline.signalSemaphoreValueCount = signal != VK_NULL_HANDLE ? 1 : 0;
-  timeline.pSignalSemaphoreValues = &signal_value;
+  timeline.signalSemaphoreValueCount = signal_count;
+  timeline.pSignalSemaphoreValues = signal_values;
   VkSubmitInfo info = {};
   info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   info.pNext = &timeline;
@@ -99,8 +147,8 @@ inline void raw_submit(const RawDevice& raw, VkSemaphore wait,
   info.pWaitDstStageMask = &stage;
   info.commandBufferCount = commands != VK_NULL_HANDLE ? 1 : 0;
   info.pCommandBuffers = &commands;
-  info.signalSemaphoreCount = timeline.signalSemaphoreValueCount;
-  info.pSignalSemaphores = &signal;
+  info.signalSemaphoreCount = signal_count;
+  info.pSignalSemaphores = signals;
   check_vk(raw.vk.vkQueueSubmit(raw.queue, 1, &info, VK_NULL_HANDLE),
            "vkQueueSubmit");
 }

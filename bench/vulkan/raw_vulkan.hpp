@@ -29,6 +29,7 @@ namespace halo::bench {
   X(vkQueueWaitIdle)                       \
   X(vkCreateSemaphore)                     \
   X(vkDestroySemaphore)                    \
+  X(vkGetSemaphoreCounterValue)            \
   X(vkSignalSemaphore)                     \
   X(vkWaitSemaphores)                      \
   X(vkCreateBuffer)                        \

@@ -14,22 +14,51 @@
 
 namespace halo::bench {
 
-void chain_native(benchmark::State& state) {
+namespace {
+
+// The raw chain; |retiring|: each link is also retired as it ends
+// (RawRetirer).
+void chain_raw(benchmark::State& state, bool retiring) {
   PinTimedThread pin;
   const RawDevice& raw = raw_device();
   RawSemaphore timeline;
+  std::unique_ptr<RawRetirer> retirer = retirer_if(retiring);
   uint64_t value = 0;
   run_timed(state, [&] {
     // Submission k waits for value k - 1 and signals k: each runs only
     // after the one before it.
     for (int i = 0; i < kChainLength; ++i, ++value) {
       raw_submit(raw, timeline.get(), value, timeline.get(), value + 1,
-                 VK_NULL_HANDLE);
+                 VK_NULL_HANDLE, retirer.get());
     }
     raw_wait(raw, timeline.get(), value);
   }, kChainLength);
   raw_finish_run(raw);
   state.SetItemsProcessed(state.iterations() * kChainLength);
+}
+
+// The raw submit + wait; |retiring| as above.
+void submit_wait_raw(benchmark::State& state, bool retiring) {
+  PinTimedThread pin;
+  const RawDevice& raw = raw_device();
+  RawSemaphore done;
+  std::unique_ptr<RawRetirer> retirer = retirer_if(retiring);
+  uint64_t value = 0;
+  run_timed(state, [&] {
+    ++value;
+    raw_submit(raw, VK_NULL_HANDLE, 0, done.get(), value, VK_NULL_HANDLE,
+               retirer.get());
+    raw_wait(raw, done.get(), value);
+  });
+  raw_finish_run(raw);
+}
+
+}  // namespace
+
+void chain_native(benchmark::State& state) { chain_raw(state, false); }
+
+void chain_native_retiring(benchmark::State& state) {
+  chain_raw(state, true);
 }
 
 void chain_halo(benchmark::State& state) {
@@ -48,16 +77,11 @@ void chain_halo(benchmark::State& state) {
 }
 
 void submit_wait_native(benchmark::State& state) {
-  PinTimedThread pin;
-  const RawDevice& raw = raw_device();
-  RawSemaphore done;
-  uint64_t value = 0;
-  run_timed(state, [&] {
-    ++value;
-    raw_submit(raw, VK_NULL_HANDLE, 0, done.get(), value, VK_NULL_HANDLE);
-    raw_wait(raw, done.get(), value);
-  });
-  raw_finish_run(raw);
+  submit_wait_raw(state, false);
+}
+
+void submit_wait_native_retiring(benchmark::State& state) {
+  submit_wait_raw(state, true);
 }
 
 void submit_wait_halo(benchmark::State& state) {
