@@ -207,8 +207,7 @@ halo_status_t Device::create(Driver* driver, size_t index,
 
 halo_status_t Device::join(EventList* deps, cl_event* out) const noexcept {
   if (deps->size() == 1) {
-    *out = deps->take_only();
-    return HALO_OK;
+    return cl_status(host, "clRetainEvent", deps->take_only(out));
   }
   if (deps->empty()) {
     cl_event event = shared.complete_event;

@@ -63,7 +63,8 @@ struct Device {
 
   // Stores in |*out| a reference to an event that completes once every
   // event of |deps| has: the one event itself (its reference moved out of
-  // |deps|, which is then empty: no retain and release per submission), the
+  // |deps|, which is then empty: no retain and release per submission,
+  // unless |deps| borrowed it), the
   // context's complete event for an empty list, else a four-byte fill of
   // |scratch| waiting on the list. Not a marker: some implementations
   // (PoCL 3) make a marker wait for every command enqueued before it, and a

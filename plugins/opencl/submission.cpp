@@ -58,6 +58,7 @@ Submission::Extra Submission::plan_extra(sdk::AllocationPlan& plan,
                                          const sdk::SubmissionLists& lists) {
   Extra extra;
   extra.chained = plan.reserve<cl_event>(lists.waits.count);
+  extra.chained_sources = plan.reserve<SignalSource*>(lists.waits.count);
   extra.chained_waits = plan.reserve<bool>(lists.waits.count);
   extra.device_signals = plan.reserve<DeviceSignal>(lists.signals.count);
   size_t external = 0;
@@ -83,6 +84,7 @@ Submission::Submission(const Init& init, const Extra& extra, Device* device,
       device_(device),
       queue_(queue),
       chained_(init.at<cl_event>(extra.chained)),
+      chained_sources_(init.at<SignalSource*>(extra.chained_sources)),
       chained_waits_(init.at<bool>(extra.chained_waits)),
       device_signals_(init.at<DeviceSignal>(extra.device_signals)),
       external_(init.at<cl_mem>(extra.external)) {
@@ -102,9 +104,19 @@ Submission::Submission(const Init& init, const Extra& extra, Device* device,
 
 Submission::~Submission() { release_events(); }
 
-void Submission::release_events() noexcept {
-  for (size_t i = 0; i < chained_count_; ++i) api_->clReleaseEvent(chained_[i]);
+void Submission::release_chained() noexcept {
+  for (size_t i = 0; i < chained_count_; ++i) {
+    if (chained_sources_[i] != nullptr) {
+      chained_sources_[i]->drop();
+    } else {
+      api_->clReleaseEvent(chained_[i]);
+    }
+  }
   chained_count_ = 0;
+}
+
+void Submission::release_events() noexcept {
+  release_chained();
   if (gate_ != nullptr) api_->clReleaseEvent(gate_);
   if (acquired_ != nullptr) api_->clReleaseEvent(acquired_);
   acquired_ = nullptr;
@@ -115,7 +127,7 @@ void Submission::release_events() noexcept {
 
 // --- Making the submission ------------------------------------------------
 
-void Submission::resolve_waits() noexcept {
+halo_status_t Submission::resolve_waits() noexcept {
   for (size_t i = 0; i < wait_count(); ++i) {
     halo_semaphore_t* semaphore = wait(i).semaphore;
     const uint64_t value = wait(i).value;
@@ -133,10 +145,14 @@ void Submission::resolve_waits() noexcept {
     // submission.hpp).
     if (status == HALO_OK && own != nullptr && external_count_ == 0 &&
         own->context == device_->context()) {
-      cl_event event =
-          own->device_signals.find_event(device_->context(), value);
-      if (event != nullptr) {
-        chained_[chained_count_++] = event;
+      // Borrowed: its signaller is held until this submission's commands
+      // are enqueued, which keeps its event alive without a retain and a
+      // release of the event per link.
+      DeviceSignal* signal =
+          own->device_signals.hold_lowest_issued(device_->context(), value);
+      if (signal != nullptr) {
+        chained_[chained_count_] = signal->event;
+        chained_sources_[chained_count_++] = signal->source;
         chained_waits_[i] = true;
         set_native(i);
         continue;
@@ -145,9 +161,31 @@ void Submission::resolve_waits() noexcept {
     // Failed semaphores stay host-side too: their timepoint fails at once.
     has_host_waits_ = true;
   }
+  if (!has_host_waits_) return HALO_OK;
+  // Enqueued only once the host waits are reached, maybe long after: a
+  // signaller held that long would keep finished work, and a wait_idle
+  // behind it, waiting on this submission's host waits. A reference of
+  // its own instead.
+  for (size_t i = 0; i < chained_count_; ++i) {
+    SignalSource* source = chained_sources_[i];
+    if (source == nullptr) continue;
+    HALO_CL_RETURN_IF_ERROR(host(), "clRetainEvent",
+                            api_->clRetainEvent(chained_[i]));
+    chained_sources_[i] = nullptr;
+    source->drop();
+  }
+  return HALO_OK;
 }
 
 halo_status_t Submission::enqueue_work() {
+  halo_status_t status = enqueue_commands();
+  // OpenCL keeps what a wait list names alive itself once a command waits
+  // on it.
+  release_chained();
+  return status;
+}
+
+halo_status_t Submission::enqueue_commands() {
   size_t commands = 0;
   for (size_t i = 0; i < command_buffer_count(); ++i) {
     commands += CommandBuffer::cast(command_buffer(i))->enqueue_count;
@@ -161,11 +199,10 @@ halo_status_t Submission::enqueue_work() {
     gate_ = api_->clCreateUserEvent(device_->context(), &code);
     HALO_CL_RETURN_IF_ERROR(host(), "clCreateUserEvent", code);
   }
-  // The chained events' references move into the wait list, which lets go
-  // of them once the first commands are enqueued: OpenCL keeps what a wait
-  // list names alive itself.
+  // The chained events stay the submission's (enqueue_work lets go of
+  // them); the wait list borrows them.
   EventList deps(host(), api_);
-  while (chained_count_ > 0) deps.push(chained_[--chained_count_]);
+  for (size_t i = 0; i < chained_count_; ++i) deps.push_borrowed(chained_[i]);
   if (gate_ != nullptr) {
     api_->clRetainEvent(gate_);
     deps.push(gate_);
@@ -214,7 +251,7 @@ bool Submission::release_behind(const EventList& commands) {
 }
 
 halo_status_t Submission::prepare() noexcept {
-  resolve_waits();
+  HALO_SDK_RETURN_IF_ERROR(resolve_waits());
   return HALO_SDK_TRY(host(), {
     // Work that waits on the host is enqueued only once its waits are
     // reached, on every queue: OpenCL lets an implementation run even an

@@ -4,7 +4,11 @@
 //   * already reached: nothing to do;
 //   * signalled by an issued submission of the same context (one whose own
 //     waits are all settled on the device): its completion event goes into
-//     the wait list directly, and the device chains the two;
+//     the wait list directly, and the device chains the two. The event is
+//     borrowed, its signaller held until the commands are enqueued (no
+//     retain and release per link); a submission that must wait on the
+//     host first takes a reference instead, not to keep its signaller
+//     from retiring meanwhile;
 //   * anything else (a value nobody has enqueued yet, a host signal, a
 //     semaphore of another device or plugin): a host-side wait of the SDK's
 //     submission core, whose timepoint lives in the submission.
@@ -86,6 +90,7 @@ class Submission final : public sdk::Submission, public SignalSource {
   // The arrays of the submission's own, in its one allocation.
   struct Extra {
     size_t chained = 0;
+    size_t chained_sources = 0;
     size_t chained_waits = 0;
     size_t device_signals = 0;
     size_t external = 0;
@@ -165,8 +170,13 @@ class Submission final : public sdk::Submission, public SignalSource {
   ~Submission() override;
 
  private:
-  void resolve_waits() noexcept;
+  // Settles each wait as reached, chained or left to the host. Fails only
+  // when a chained event cannot be retained.
+  halo_status_t resolve_waits() noexcept;
+  // Enqueues the commands (enqueue_commands), then lets go of the chained
+  // events, also when that failed.
   halo_status_t enqueue_work();
+  halo_status_t enqueue_commands();
   // Opens the gate and enqueues the release of the acquired external memory
   // behind |commands| as the completion event. Returns false, leaving the
   // memory acquired, when either call fails.
@@ -188,6 +198,9 @@ class Submission final : public sdk::Submission, public SignalSource {
   // semaphores.
   void on_work_done(cl_int status) noexcept;
   void signal_all() noexcept;
+  // Releases (or, for borrowed ones, drops the holds on the signallers of)
+  // the chained events.
+  void release_chained() noexcept;
   void release_events() noexcept;
   // Enqueues and flushes the release of the acquired external memory,
   // behind the acquire alone, for commands that have ended or will never
@@ -201,8 +214,11 @@ class Submission final : public sdk::Submission, public SignalSource {
   const Api* api_;
   Device* device_;
   Queue* queue_;
-  // Completion events of the submissions chained on (one reference each).
+  // Completion events of the submissions chained on: borrowed while
+  // chained_sources_ holds their signaller (until the commands are
+  // enqueued), else one reference each.
   cl_event* chained_;
+  SignalSource** chained_sources_;
   size_t chained_count_ = 0;
   // Per wait: it was chained on its signaller's event.
   bool* chained_waits_;

@@ -58,6 +58,16 @@ void OpenClTest::TearDown() {
   registry_.reset();
 }
 
+DevicePtr OpenClTest::make_second_device() {
+  halo_device_info_t info = {};
+  info.struct_size = sizeof(info);
+  HALO_EXPECT_OK(halo_device_query_info(device_, &info));
+  halo_device_t* second = nullptr;
+  HALO_EXPECT_OK(
+      halo_driver_create_device(driver(), info.device_id, nullptr, &second));
+  return DevicePtr(second);
+}
+
 SemaphorePtr OpenClTest::make_semaphore(uint64_t initial_value) {
   halo_semaphore_t* semaphore = nullptr;
   HALO_EXPECT_OK(halo_semaphore_create(device_, initial_value,
@@ -111,7 +121,8 @@ halo_status_t OpenClTest::submit(halo_command_buffer_t* command_buffer,
                                  const std::vector<halo_semaphore_t*>& waits,
                                  const std::vector<uint64_t>& wait_values,
                                  const std::vector<halo_semaphore_t*>& signals,
-                                 const std::vector<uint64_t>& signal_values) {
+                                 const std::vector<uint64_t>& signal_values,
+                                 halo_device_t* on) {
   halo_queue_execute_info_t info = {};
   info.struct_size = sizeof(info);
   info.affinity = HALO_QUEUE_AFFINITY_ANY;
@@ -123,7 +134,7 @@ halo_status_t OpenClTest::submit(halo_command_buffer_t* command_buffer,
   info.signal_values = signal_values.data();
   info.command_buffer_count = command_buffer != nullptr ? 1 : 0;
   info.command_buffers = &command_buffer;
-  return halo_device_queue_execute(device_, &info);
+  return halo_device_queue_execute(on != nullptr ? on : device_, &info);
 }
 
 CommandBufferPtr OpenClTest::begin_command_buffer(

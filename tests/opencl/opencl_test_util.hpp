@@ -55,6 +55,8 @@ using BufferPtr =
 using CommandBufferPtr = std::unique_ptr<
     halo_command_buffer_t,
     Releaser<halo_command_buffer_t, halo_command_buffer_release>>;
+using DevicePtr =
+    std::unique_ptr<halo_device_t, Releaser<halo_device_t, halo_device_release>>;
 using ExecutablePtr =
     std::unique_ptr<halo_executable_t,
                     Releaser<halo_executable_t, halo_executable_release>>;
@@ -86,6 +88,9 @@ class OpenClTest : public ::testing::Test {
   halo_device_t* device() const { return device_; }
   const halo_device_capabilities_t& capabilities() const { return caps_; }
 
+  // A second device of the fixture's OpenCL device: it shares the
+  // first's context, but has a queue of its own.
+  DevicePtr make_second_device();
   SemaphorePtr make_semaphore(uint64_t initial_value = 0);
   // A HOST_VISIBLE buffer with every usage.
   BufferPtr make_buffer(uint64_t size);
@@ -95,12 +100,14 @@ class OpenClTest : public ::testing::Test {
   void write(halo_buffer_t* buffer, const std::vector<uint8_t>& bytes);
   // Reads |size| bytes of |buffer| from 0 through a mapping.
   std::vector<uint8_t> read(halo_buffer_t* buffer, uint64_t size);
-  // Submits one command buffer (or none) between waits and signals.
+  // Submits one command buffer (or none) between waits and signals, on
+  // |on| (the fixture's device when NULL).
   halo_status_t submit(halo_command_buffer_t* command_buffer,
                        const std::vector<halo_semaphore_t*>& waits,
                        const std::vector<uint64_t>& wait_values,
                        const std::vector<halo_semaphore_t*>& signals,
-                       const std::vector<uint64_t>& signal_values);
+                       const std::vector<uint64_t>& signal_values,
+                       halo_device_t* on = nullptr);
   // A begun REUSABLE command buffer.
   CommandBufferPtr begin_command_buffer(
       halo_command_buffer_mode_t mode = HALO_COMMAND_BUFFER_MODE_REUSABLE);

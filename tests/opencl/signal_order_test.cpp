@@ -164,6 +164,43 @@ TEST_F(SignalOrderTest, OneHostWaitLandsALongChainOnASmallStack) {
   EXPECT_EQ(value_of(step.get()), kLinks);
 }
 
+// A submission with no commands whose one wait chains on a link's event
+// completes with that link: its completion is the link's own event.
+TEST_F(SignalOrderTest, SubmissionWithoutCommandsCompletesWithTheLinkItChainsOn) {
+  SemaphorePtr step = make_semaphore(), after = make_semaphore();
+  HALO_ASSERT_OK(submit_link(step.get(), 1));
+  HALO_ASSERT_OK(submit(nullptr, {step.get()}, {1}, {after.get()}, {1}));
+  callbacks_.deliver(/*reversed=*/true);
+  HALO_ASSERT_OK(halo_semaphore_wait(after.get(), 1, deadline_in_ms(20000)));
+  HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(20000)));
+  EXPECT_EQ(value_of(step.get()), 1u);
+}
+
+// A submission chained on a link's event holds the link only until its own
+// commands are enqueued; one that must first wait on the host holds a
+// reference to the event instead, so that the link retires when its work
+// is done. A second device of the same OpenCL device shares the context
+// (its submissions chain on the first's events) but has a queue of its own,
+// whose wait_idle shows the link retired.
+TEST_F(SignalOrderTest, LinkRetiresWhileAChainedSubmissionWaitsOnTheHost) {
+  DevicePtr second = make_second_device();
+  ASSERT_NE(second, nullptr);
+  SemaphorePtr step = make_semaphore(), gate = make_semaphore(),
+               after = make_semaphore();
+  HALO_ASSERT_OK(submit_link(step.get(), 1));
+  Status chained(submit(nullptr, {step.get(), gate.get()}, {1, 1},
+                        {after.get()}, {1}, second.get()));
+  EXPECT_TRUE(chained.ok()) << chained.describe();
+  callbacks_.deliver(/*reversed=*/false);
+  HALO_EXPECT_OK(halo_semaphore_wait(step.get(), 1, deadline_in_ms(20000)));
+  // The chained submission still waits for |gate|.
+  HALO_EXPECT_OK(halo_device_wait_idle(device(), deadline_in_ms(20000)));
+  EXPECT_EQ(value_of(after.get()), 0u);
+  HALO_EXPECT_OK(halo_semaphore_signal(gate.get(), 1));
+  HALO_EXPECT_OK(halo_semaphore_wait(after.get(), 1, deadline_in_ms(20000)));
+  HALO_EXPECT_OK(halo_device_wait_idle(second.get(), deadline_in_ms(20000)));
+}
+
 #ifdef HALO_TEST_CPU_MANIFEST
 // A device of the cpu plugin, whose semaphores are foreign to the opencl
 // plugin.

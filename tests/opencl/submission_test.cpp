@@ -172,19 +172,15 @@ TEST_F(SubmissionTest, SecondDeviceSharesTheContext) {
   // A second device of the same OpenCL device: its command buffers may name
   // the first's buffers and run on the first's queue, and its semaphores
   // are the first's own (ALL).
-  halo_device_info_t info = {};
-  info.struct_size = sizeof(info);
-  HALO_ASSERT_OK(halo_device_query_info(device(), &info));
-  halo_device_t* second = nullptr;
-  HALO_ASSERT_OK(halo_driver_create_device(driver(), info.device_id, nullptr,
-                                           &second));
+  DevicePtr second = make_second_device();
+  ASSERT_NE(second, nullptr);
   halo_semaphore_t* remote = nullptr;
   halo_command_buffer_t* command_buffer = nullptr;
-  Status created(halo_semaphore_create(second, 0, HALO_SEMAPHORE_FLAG_NONE,
-                                       &remote));
+  Status created(halo_semaphore_create(second.get(), 0,
+                                       HALO_SEMAPHORE_FLAG_NONE, &remote));
   Status recorded(halo_command_buffer_create(
-      second, HALO_COMMAND_BUFFER_MODE_ONE_SHOT, &command_buffer));
-  halo_device_release(second);  // The objects keep it alive.
+      second.get(), HALO_COMMAND_BUFFER_MODE_ONE_SHOT, &command_buffer));
+  second.reset();  // The objects keep it alive.
   SemaphorePtr remote_owner(remote);
   CommandBufferPtr command_buffer_owner(command_buffer);
   ASSERT_TRUE(created.ok()) << created.describe();
