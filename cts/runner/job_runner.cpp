@@ -162,6 +162,9 @@ std::vector<std::string> worker_command(const Job& job, const Options& options,
       "--case-seed", std::to_string(job.seed), "--testdata", testdata,
       "--device", std::to_string(options.device), "--peer", job.peer,
       "--runner-pid", std::to_string(getpid())};
+  if (!job.plugin_file.empty()) {
+    argv.insert(argv.end(), {"--plugin-file", job.plugin_file});
+  }
   if (!options.manifest.empty()) {
     argv.insert(argv.end(), {"--manifest", options.manifest});
   }

@@ -18,6 +18,9 @@ namespace halo::cts {
 struct Job {
   std::string plugin_spec;  // The plugin as --plugin named it.
   std::string plugin_name;
+  // The manifest or library the runner loaded the plugin from ("": let the
+  // worker discover it by name).
+  std::string plugin_file;
   std::string device;  // The device under test: "name (driver version)".
   // The worker's --peer: --peer as given, the reference peer's path, or ""
   // for the first other loaded plugin with semaphores.

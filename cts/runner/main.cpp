@@ -49,6 +49,7 @@ bool matches_filters(const Options& options, const char* name) {
 struct Target {
   std::string spec;
   std::string name;
+  std::string file;  // Where the plugin loaded from: its manifest or library.
   std::string device;
   ManifestChoice manifest;
   PeerChoice peer;
@@ -93,7 +94,7 @@ bool resolve_target(const std::string& spec, const Options& options,
   halo_registry_t* registry = nullptr;
   halo_driver_t* driver = nullptr;
   std::string name;
-  bool ok = open_plugin(spec, "", &registry, &driver, &name, error);
+  bool ok = open_plugin(spec, "", 0, &registry, &driver, &name, error);
   if (ok) {
     target->spec = spec;
     target->name = name;
@@ -102,6 +103,9 @@ bool resolve_target(const std::string& spec, const Options& options,
     record.struct_size = sizeof(record);
     if (ok && find_plugin_record(registry, name, &record)) {
       target->manifest = choose_manifest(spec, options.manifest, record);
+      target->file = is_plugin_path(spec) ? spec
+                     : record.manifest_path[0] != '\0' ? record.manifest_path
+                                                       : record.library_path;
     }
     halo_driver_release(driver);
     halo_registry_release(registry);
@@ -178,7 +182,7 @@ std::string load_problem(const std::string& path) {
   halo_registry_t* registry = nullptr;
   halo_driver_t* driver = nullptr;
   std::string name, error;
-  if (!open_plugin(path, "", &registry, &driver, &name, &error)) return error;
+  if (!open_plugin(path, "", 0, &registry, &driver, &name, &error)) return error;
   halo_driver_release(driver);
   halo_registry_release(registry);
   return {};
@@ -331,8 +335,8 @@ std::vector<Job> make_jobs(const std::vector<Target>& plugins,
         uint64_t seed = options.has_case_seed
                             ? options.case_seed
                             : case_seed(options.seed, c->name, repetition);
-        jobs.push_back({target.spec, target.name, target.device, target.peer.peer, c,
-                        repetition, seed});
+        jobs.push_back({target.spec, target.name, target.file, target.device,
+                        target.peer.peer, c, repetition, seed});
       }
     }
   }
@@ -473,11 +477,15 @@ int main(int argc, char** argv) {
   auto* worker = app.add_flag("--worker", options.worker, "run one case (internal)");
   app.add_option("--case", options.worker_case, "the case a worker runs (internal)")
       ->needs(worker);
+  app.add_option("--plugin-file", options.worker_plugin_file,
+                 "the file the runner loaded the plugin from (internal)")
+      ->needs(worker);
   app.add_option("--runner-pid", options.runner_pid,
                  "the runner that started this worker (internal)")
       ->needs(worker);
   worker->group("");
   app.get_option("--case")->group("");
+  app.get_option("--plugin-file")->group("");
   app.get_option("--runner-pid")->group("");
   CLI11_PARSE(app, argc, argv);
   options.has_case_seed = case_seed->count() > 0;

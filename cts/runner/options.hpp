@@ -46,6 +46,9 @@ struct Options {
   bool worker = false;
   std::string worker_case;
   std::string worker_plugin;
+  // The file (manifest or library) the runner loaded |worker_plugin| from;
+  // a case that needs no second plugin loads only it ("": discover).
+  std::string worker_plugin_file;
   int64_t runner_pid = 0;  // The runner that started this worker.
   uint64_t case_seed = 0;
   bool has_case_seed = false;

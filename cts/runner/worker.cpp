@@ -83,10 +83,12 @@ bool is_plugin_path(const std::string& plugin) {
 }
 
 bool open_plugin(const std::string& plugin, const std::string& peer_path,
-                 halo_registry_t** out_registry, halo_driver_t** out_driver,
-                 std::string* out_name, std::string* out_error) {
+                 halo_registry_flags_t flags, halo_registry_t** out_registry,
+                 halo_driver_t** out_driver, std::string* out_name,
+                 std::string* out_error) {
   halo_registry_options_t options = {};
   options.struct_size = sizeof(options);
+  options.flags = flags;
   // Lets the cases of allocation_cases.cpp see what the plugins allocate.
   options.allocator = counting_allocator();
   const bool by_path = is_plugin_path(plugin);
@@ -136,17 +138,26 @@ int run_worker(const Options& options) {
   halo_registry_t* registry = nullptr;
   halo_driver_t* driver = nullptr;
   std::string name, error;
+  // A case that pairs with no second plugin loads the plugin under test
+  // alone, from the file the runner found it in: another plugin could not
+  // change its verdict, and starting every installed driver (an OpenCL
+  // platform, a Vulkan instance) cost each case more than most cases take.
+  const bool alone = (c->needs & kNeedSecondPlugin) == 0 &&
+                     !options.worker_plugin_file.empty();
+  const std::string& plugin = alone ? options.worker_plugin_file : options.worker_plugin;
+  const halo_registry_flags_t flags =
+      alone ? HALO_REGISTRY_FLAG_IGNORE_ENVIRONMENT | HALO_REGISTRY_FLAG_NO_DEFAULT_FOLDERS
+            : 0;
   // A peer named by its path (the reference peer, say) is loaded beside the
   // plugin, right after it.
-  const std::string peer_path = is_plugin_path(options.peer) ? options.peer : "";
-  if (!open_plugin(options.worker_plugin, peer_path, &registry, &driver, &name, &error)) {
+  const std::string peer_path = !alone && is_plugin_path(options.peer) ? options.peer : "";
+  if (!open_plugin(plugin, peer_path, flags, &registry, &driver, &name, &error)) {
     print_verdict("FAIL", error);
     return 0;
   }
   const std::string peer =
-      peer_path.empty()
-          ? options.peer
-          : loaded_name(registry, is_plugin_path(options.worker_plugin) ? 1 : 0, peer_path);
+      peer_path.empty() ? options.peer
+                        : loaded_name(registry, is_plugin_path(plugin) ? 1 : 0, peer_path);
   // The verdict is printed only after teardown, so a crash or hang while
   // releasing the device is reported as one, not hidden behind a PASS.
   const char* verdict = "PASS";

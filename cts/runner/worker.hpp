@@ -20,10 +20,12 @@ bool is_plugin_path(const std::string& plugin);
 
 // Opens a registry in which |plugin| (a name or path) is loaded, and returns
 // the plugin's driver and resolved name. |peer_path|, unless "", is loaded
-// too, right after |plugin|. On failure returns false with the reason in
-// |out_error|.
+// too, right after |plugin|. |flags| (halo_registry_options_t::flags) may
+// keep the loader from discovering any other plugin. On failure returns
+// false with the reason in |out_error|.
 bool open_plugin(const std::string& plugin, const std::string& peer_path,
-                 halo_registry_t** out_registry, halo_driver_t** out_driver,
-                 std::string* out_name, std::string* out_error);
+                 halo_registry_flags_t flags, halo_registry_t** out_registry,
+                 halo_driver_t** out_driver, std::string* out_name,
+                 std::string* out_error);
 
 }  // namespace halo::cts
