@@ -43,10 +43,19 @@ build() {
   bash scripts/build.sh "$@" || broken=1
 }
 
+# Runs every test of |build_dir|: the unit tests as many at a time as there
+# are cores, then the conformance runs (label cts) one after another, as
+# each runs two cases at once.
+run_tests() {
+  local build_dir=$1
+  run_ctest "$build_dir" -LE cts -j "$(nproc)"
+  run_ctest "$build_dir" -L cts
+}
+
 export HALO_LOADER_DEBUG=${HALO_LOADER_DEBUG:-}
 
 build build
-run_ctest build
+run_tests build
 
 # The libFuzzer harnesses (tests/fuzz/README.md), built with clang in their
 # own folder: each runs every seed and regression input once, then fuzzes
@@ -75,7 +84,7 @@ if [ "$sanitizers" = 1 ]; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0:use_sigaltstack=0:quarantine_size_mb=16 \
   LSAN_OPTIONS=suppressions=$(pwd)/tests/sanitizers/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    run_ctest build-asan
+    run_tests build-asan
   build build-tsan -DHALO_SANITIZER=thread -DCMAKE_BUILD_TYPE=Debug \
     -DHALO_BUILD_BENCHMARKS=OFF -DHALO_BUILD_EXAMPLES=OFF
   # atexit_sleep_ms=0: ThreadSanitizer otherwise sleeps a second in every
@@ -86,7 +95,7 @@ if [ "$sanitizers" = 1 ]; then
   # device's thread while the process exits leaves none behind
   # (plugins/sdk/include/halo/sdk/plugin_threads.hpp).
   TSAN_OPTIONS=atexit_sleep_ms=0:halt_on_error=1:second_deadlock_stack=1:suppressions=$(pwd)/tests/sanitizers/tsan.supp \
-    run_ctest build-tsan
+    run_tests build-tsan
 fi
 
 if [ "$broken" = 1 ]; then
