@@ -165,6 +165,9 @@ std::vector<std::string> worker_command(const Job& job, const Options& options,
   if (!job.plugin_file.empty()) {
     argv.insert(argv.end(), {"--plugin-file", job.plugin_file});
   }
+  if (!job.peer_file.empty()) {
+    argv.insert(argv.end(), {"--peer-file", job.peer_file});
+  }
   if (!options.manifest.empty()) {
     argv.insert(argv.end(), {"--manifest", options.manifest});
   }

@@ -25,6 +25,8 @@ struct Job {
   // The worker's --peer: --peer as given, the reference peer's path, or ""
   // for the first other loaded plugin with semaphores.
   std::string peer;
+  // The manifest or library the peer loads from, when |peer| names one.
+  std::string peer_file;
   const Case* c;
   int repetition;
   uint64_t seed;

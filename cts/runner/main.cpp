@@ -50,6 +50,7 @@ struct Target {
   std::string spec;
   std::string name;
   std::string file;  // Where the plugin loaded from: its manifest or library.
+  std::string peer_file;  // Where |peer| loaded from, when one is named.
   std::string device;
   ManifestChoice manifest;
   PeerChoice peer;
@@ -87,6 +88,29 @@ bool describe_device(halo_driver_t* driver, const Options& options,
   return true;
 }
 
+// The file |record|'s plugin loaded from: its manifest, or its library
+// when it was named by that.
+std::string plugin_file(const halo_plugin_record_t& record) {
+  return record.manifest_path[0] != '\0' ? record.manifest_path : record.library_path;
+}
+
+// The file the loader's discovery loads the plugin called |name| from, or
+// "" when it loads none by that name.
+std::string discovered_file(const std::string& name) {
+  halo_registry_t* registry = nullptr;
+  halo_status_t status = halo_registry_create(nullptr, &registry);
+  if (status != nullptr) {
+    halo_status_free(status);
+    return {};
+  }
+  halo_plugin_record_t record = {};
+  record.struct_size = sizeof(record);
+  const std::string file =
+      find_plugin_record(registry, name, &record) ? plugin_file(record) : "";
+  halo_registry_release(registry);
+  return file;
+}
+
 // Opens |spec| and fills |target|, or returns false with why it cannot be
 // tested.
 bool resolve_target(const std::string& spec, const Options& options,
@@ -103,9 +127,7 @@ bool resolve_target(const std::string& spec, const Options& options,
     record.struct_size = sizeof(record);
     if (ok && find_plugin_record(registry, name, &record)) {
       target->manifest = choose_manifest(spec, options.manifest, record);
-      target->file = is_plugin_path(spec) ? spec
-                     : record.manifest_path[0] != '\0' ? record.manifest_path
-                                                       : record.library_path;
+      target->file = is_plugin_path(spec) ? spec : plugin_file(record);
     }
     halo_driver_release(driver);
     halo_registry_release(registry);
@@ -236,6 +258,10 @@ bool resolve_plugins(const Options& options, bool needs_peer, std::vector<Target
     if (resolve_target(spec, options, &target, &error)) {
       target.peer = needs_peer ? choose_peer(options, loaded, target.name)
                                : PeerChoice{options.peer, ""};
+      const std::string& peer = target.peer.peer;
+      if (needs_peer && !peer.empty()) {
+        target.peer_file = is_plugin_path(peer) ? peer : discovered_file(peer);
+      }
       if (!reference_peer_loads(target, options, on_failure)) {
         ok = false;
         continue;
@@ -336,7 +362,7 @@ std::vector<Job> make_jobs(const std::vector<Target>& plugins,
                             ? options.case_seed
                             : case_seed(options.seed, c->name, repetition);
         jobs.push_back({target.spec, target.name, target.file, target.device,
-                        target.peer.peer, c, repetition, seed});
+                        target.peer.peer, target.peer_file, c, repetition, seed});
       }
     }
   }
@@ -480,12 +506,16 @@ int main(int argc, char** argv) {
   app.add_option("--plugin-file", options.worker_plugin_file,
                  "the file the runner loaded the plugin from (internal)")
       ->needs(worker);
+  app.add_option("--peer-file", options.worker_peer_file,
+                 "the file the runner found the peer in (internal)")
+      ->needs(worker);
   app.add_option("--runner-pid", options.runner_pid,
                  "the runner that started this worker (internal)")
       ->needs(worker);
   worker->group("");
   app.get_option("--case")->group("");
   app.get_option("--plugin-file")->group("");
+  app.get_option("--peer-file")->group("");
   app.get_option("--runner-pid")->group("");
   CLI11_PARSE(app, argc, argv);
   options.has_case_seed = case_seed->count() > 0;

@@ -49,6 +49,8 @@ struct Options {
   // The file (manifest or library) the runner loaded |worker_plugin| from;
   // a case that needs no second plugin loads only it ("": discover).
   std::string worker_plugin_file;
+  // The file the runner found the peer in ("": the worker finds it).
+  std::string worker_peer_file;
   int64_t runner_pid = 0;  // The runner that started this worker.
   uint64_t case_seed = 0;
   bool has_case_seed = false;

@@ -138,19 +138,27 @@ int run_worker(const Options& options) {
   halo_registry_t* registry = nullptr;
   halo_driver_t* driver = nullptr;
   std::string name, error;
-  // A case that pairs with no second plugin loads the plugin under test
-  // alone, from the file the runner found it in: another plugin could not
-  // change its verdict, and starting every installed driver (an OpenCL
-  // platform, a Vulkan instance) cost each case more than most cases take.
-  const bool alone = (c->needs & kNeedSecondPlugin) == 0 &&
-                     !options.worker_plugin_file.empty();
-  const std::string& plugin = alone ? options.worker_plugin_file : options.worker_plugin;
+  // The worker loads the plugin under test, and the peer when its case
+  // pairs with one, from the files the runner found them in, and nothing
+  // else: another plugin could not change the verdict, and starting every
+  // installed driver (an OpenCL platform, a Vulkan instance) cost each case
+  // more than most cases take. Only a peer left to the worker's search
+  // (no --peer) needs the loader's whole discovery.
+  const bool needs_peer = (c->needs & kNeedSecondPlugin) != 0;
+  const bool exact = !options.worker_plugin_file.empty() &&
+                     (!needs_peer || !options.worker_peer_file.empty());
+  const std::string& plugin = exact ? options.worker_plugin_file : options.worker_plugin;
   const halo_registry_flags_t flags =
-      alone ? HALO_REGISTRY_FLAG_IGNORE_ENVIRONMENT | HALO_REGISTRY_FLAG_NO_DEFAULT_FOLDERS
+      exact ? HALO_REGISTRY_FLAG_IGNORE_ENVIRONMENT | HALO_REGISTRY_FLAG_NO_DEFAULT_FOLDERS
             : 0;
-  // A peer named by its path (the reference peer, say) is loaded beside the
-  // plugin, right after it.
-  const std::string peer_path = !alone && is_plugin_path(options.peer) ? options.peer : "";
+  // A peer named by its path (the reference peer, say) or found by the
+  // runner is loaded beside the plugin, right after it.
+  std::string peer_path;
+  if (exact && needs_peer) {
+    peer_path = options.worker_peer_file;
+  } else if (!exact && is_plugin_path(options.peer)) {
+    peer_path = options.peer;
+  }
   if (!open_plugin(plugin, peer_path, flags, &registry, &driver, &name, &error)) {
     print_verdict("FAIL", error);
     return 0;
