@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-debian.sh
-bash scripts/build.sh build
+bash scripts/build.sh build -DCMAKE_BUILD_TYPE=Release
 build/bin/halo-info
 build/bin/halo-pipeline
 build/bin/halo-demo
