@@ -13,9 +13,10 @@
 //   - read_after_write: A writes, B reads (a copy out of X, or saxpy reading
 //     X): B must see A's data;
 //   - write_after_read: A reads, B writes: A must have seen the old data.
-// Ranges are 2 Mi elements overlapping by 1 Mi, and dispatches span tens of
-// thousands of workgroups, so that a device that runs the two commands at
-// once or in either order shows it.
+// On a GPU ranges are 2 Mi elements overlapping by 1 Mi, and dispatches span
+// tens of thousands of workgroups, so that a device that runs the two
+// commands at once or in either order shows it (a CPU device shows it with
+// a sixteenth: sizes_for).
 #include <algorithm>
 #include <cstdio>
 
@@ -28,20 +29,33 @@ using namespace halo::cts;
 constexpr uint64_t kTransferNeeds = kNeedBuffers | kNeedCommandBuffers | kNeedQueues;
 constexpr uint64_t kDispatchNeeds = kTransferNeeds | kNeedDispatch;
 
-// Elements (uint32_t) each command touches, and how far the shapes shift B:
-// 4 MiB, enough for a GPU to overlap two commands. Under a sanitizer the
-// suite looks for races and memory errors in the plugin, which small ranges
-// show as well, while every instrumented element costs: 4 MiB took seconds
-// a case, and most of the AddressSanitizer pass's time on lavapipe.
+// How far the shapes shift B, in elements (uint32_t); each command touches
+// twice as many, and X holds both ranges of every shape and 64 elements
+// past them, which no command may touch.
+struct Sizes {
+  uint64_t overlap;
+  constexpr uint64_t length() const { return 2 * overlap; }
+  constexpr uint64_t elements() const { return length() + overlap + 64; }
+};
+
+// A GPU runs two commands at once, or in either order, only when each spans
+// tens of thousands of workgroups: 1 Mi elements (4 MiB). A CPU device runs
+// a few workgroups per core at a time, which 64 Ki elements show as well, in
+// a sixteenth of the time. Under a sanitizer the suite looks for races and
+// memory errors in the plugin, which 16 Ki show, while every instrumented
+// element costs: 4 MiB took seconds a case.
+constexpr uint64_t kGpuOverlap = uint64_t{1} << 20;
+Sizes sizes_for(Context& ctx) {
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr uint64_t kOverlap = uint64_t{1} << 14;
+  (void)ctx;
+  return {uint64_t{1} << 14};
 #else
-constexpr uint64_t kOverlap = uint64_t{1} << 20;
+  halo_device_info_t info = {};
+  info.struct_size = sizeof(info);
+  CTS_ASSERT_OK(halo_device_query_info(ctx.device(), &info));
+  return {info.type == HALO_DEVICE_TYPE_CPU ? uint64_t{1} << 16 : kGpuOverlap};
 #endif
-constexpr uint64_t kLength = 2 * kOverlap;
-// X holds both ranges of every shape and 64 elements past them, which no
-// command may touch.
-constexpr uint64_t kElements = kLength + kOverlap + 64;
+}
 
 // Every value a command writes names the command and the element:
 // 0x40000000 + (tag << 22) + element. Tag 0 is X's initial data, 1 is A's,
@@ -49,7 +63,8 @@ constexpr uint64_t kElements = kLength + kOverlap + 64;
 // in [2, 8), so that saxpy copies them exactly (y = 1 * x + 0).
 constexpr uint32_t kTagBase = 0x40000000u;
 constexpr uint32_t kFillElement = (1u << 22) - 1;
-static_assert(kElements < kFillElement, "element numbers must fit below the fill's");
+static_assert(Sizes{kGpuOverlap}.elements() < kFillElement,
+              "element numbers must fit below the fill's");
 
 uint32_t tagged(uint32_t tag, uint64_t element) {
   return kTagBase + (tag << 22) + static_cast<uint32_t>(element);
@@ -106,8 +121,10 @@ struct Kernels {
 // buffer (a copy's source, or the buffer a reader copies into).
 class Command {
  public:
-  Command(Context& ctx, const Kernels& kernels, Kind kind, bool writes, uint32_t tag, Range range)
-      : kernels_(kernels), kind_(kind), writes_(writes), tag_(tag), range_(range) {
+  Command(Context& ctx, const Kernels& kernels, Kind kind, bool writes, uint32_t tag, Range range,
+          uint64_t elements)
+      : kernels_(kernels), kind_(kind), writes_(writes), tag_(tag), range_(range),
+        elements_(elements) {
     CTS_ASSERT(writes_ || kind_ == Kind::kCopy || kind_ == Kind::kDispatch);
     if (kind_ == Kind::kUpdate) {
       for (uint64_t i = 0; i < range_.count; ++i) data_.push_back(tagged(tag_, range_.first + i));
@@ -115,11 +132,11 @@ class Command {
     if (kind_ == Kind::kCopy || (kind_ == Kind::kDispatch && !writes_)) {
       // A writing copy's source holds the tag's data everywhere; a reader's
       // target starts as zeros (saxpy's y).
-      own_model_.assign(kElements, 0);
+      own_model_.assign(elements_, 0);
       if (writes_) {
-        for (uint64_t i = 0; i < kElements; ++i) own_model_[i] = tagged(tag_, i);
+        for (uint64_t i = 0; i < elements_; ++i) own_model_[i] = tagged(tag_, i);
       }
-      own_ = host_buffer(ctx, kElements * 4);
+      own_ = host_buffer(ctx, elements_ * 4);
       write_values(own_.get(), own_model_);
     }
   }
@@ -178,7 +195,7 @@ class Command {
   // Checks the command's own buffer, if it has one, against apply()'s model.
   void check_own_buffer(const std::string& what) const {
     if (own_.get() == nullptr) return;
-    CHECK_ELEMENTS(read_values<uint32_t>(own_.get(), kElements), own_model_,
+    CHECK_ELEMENTS(read_values<uint32_t>(own_.get(), elements_), own_model_,
                    (writes_ ? "the source of " : "the target of ") + text() + ", after " + what);
   }
 
@@ -197,6 +214,7 @@ class Command {
   bool writes_;
   uint32_t tag_;
   Range range_;
+  uint64_t elements_;           // X's, and a buffer of the command's own.
   std::vector<uint32_t> data_;  // An update's source.
   BufferRef own_;
   std::vector<uint32_t> own_model_;
@@ -211,14 +229,16 @@ void check_pair(Context& ctx, Kind a, Kind b, Hazard hazard) {
   }
   const bool a_writes = hazard != Hazard::kWriteAfterRead;
   const bool b_writes = hazard != Hazard::kReadAfterWrite;
+  const Sizes sizes = sizes_for(ctx);
+  const uint64_t elements = sizes.elements();
   // Where A's and B's ranges start: the same range, B half past A, B half before A.
-  const uint64_t shapes[3][2] = {{0, 0}, {0, kOverlap}, {kOverlap, 0}};
+  const uint64_t shapes[3][2] = {{0, 0}, {0, sizes.overlap}, {sizes.overlap, 0}};
   for (const auto& shape : shapes) {
-    Command first(ctx, kernels, a, a_writes, 1, {shape[0], kLength});
-    Command second(ctx, kernels, b, b_writes, 2, {shape[1], kLength});
-    std::vector<uint32_t> model(kElements);
-    for (uint64_t i = 0; i < kElements; ++i) model[i] = tagged(0, i);
-    BufferRef x = host_buffer(ctx, kElements * 4);
+    Command first(ctx, kernels, a, a_writes, 1, {shape[0], sizes.length()}, elements);
+    Command second(ctx, kernels, b, b_writes, 2, {shape[1], sizes.length()}, elements);
+    std::vector<uint32_t> model(elements);
+    for (uint64_t i = 0; i < elements; ++i) model[i] = tagged(0, i);
+    BufferRef x = host_buffer(ctx, elements * 4);
     write_values(x.get(), model);
     CommandBufferRef commands = begin_commands(ctx.device());
     first.record(commands.get(), x.get());
@@ -227,7 +247,7 @@ void check_pair(Context& ctx, Kind a, Kind b, Hazard hazard) {
     first.apply(model);
     second.apply(model);
     const std::string what = "A = " + first.text() + " then B = " + second.text() + ", no barrier";
-    CHECK_ELEMENTS(read_values<uint32_t>(x.get(), kElements), model, "X after " + what);
+    CHECK_ELEMENTS(read_values<uint32_t>(x.get(), elements), model, "X after " + what);
     first.check_own_buffer(what);
     second.check_own_buffer(what);
   }
@@ -402,49 +422,50 @@ HALO_CTS_CASE("command_order.dispatch_then_dispatch.write_after_read", kDispatch
 // --- a long chain -----------------------------------------------------------------------
 
 HALO_CTS_CASE("command_order.chain.mixed_kinds", kDispatchNeeds,
-              "a fill, 32 add_one over 1 Mi elements, each followed by a copy logging a slice and a fill beside it, and updates between, with no barrier, give the serial result") {
-  // D's first kActive elements are the chain's (1 Mi, as small as the pair
-  // cases' ranges under a sanitizer); after them, one block per step that
+              "a fill, 32 add_one over 1 Mi elements (64 Ki on a CPU device), each followed by a copy logging a slice and a fill beside it, and updates between, with no barrier, give the serial result") {
+  // D's first |chain| elements are the chain's (1 Mi on a GPU, as many as
+  // the pair cases' shift elsewhere); after them, one block per step that
   // only that step's fill writes (independent of the rest).
-  constexpr uint32_t kSteps = 32, kActive = kOverlap, kSlice = kActive / kSteps, kBlock = 4096;
+  constexpr uint32_t kSteps = 32, kBlock = 4096;
+  const uint32_t chain = static_cast<uint32_t>(sizes_for(ctx).overlap), per_step = chain / kSteps;
   constexpr uint32_t kStart = 1000, kUpdated = 500000;
-  BufferRef d = host_buffer(ctx, (kActive + kSteps * kBlock) * 4);
-  BufferRef log = host_buffer(ctx, kActive * 4);
-  std::vector<uint32_t> d_model(kActive + kSteps * kBlock, 7), log_model(kActive, 0);
+  BufferRef d = host_buffer(ctx, (chain + kSteps * kBlock) * 4);
+  BufferRef log = host_buffer(ctx, chain * 4);
+  std::vector<uint32_t> d_model(chain + kSteps * kBlock, 7), log_model(chain, 0);
   write_values(d.get(), d_model);
   write_values(log.get(), log_model);
   ExecutableRef add_one = load_kernel(ctx, "add_one");
-  std::vector<uint32_t> update(kSlice);
-  for (uint32_t i = 0; i < kSlice; ++i) update[i] = kUpdated + i;
+  std::vector<uint32_t> update(per_step);
+  for (uint32_t i = 0; i < per_step; ++i) update[i] = kUpdated + i;
 
   CommandBufferRef commands = begin_commands(ctx.device());
   halo_command_buffer_t* cb = commands.get();
-  CTS_ASSERT_OK(halo_command_buffer_fill(cb, d.get(), 0, kActive * 4, &kStart, 4));
-  std::fill(d_model.begin(), d_model.begin() + kActive, kStart);
-  const std::vector<halo_buffer_binding_t> active = {{d.get(), 0, kActive * 4}};
-  const CountConstants count{kActive};
-  const halo_dispatch_params_t add = dispatch_params(add_one.get(), workgroups_for(kActive), active,
+  CTS_ASSERT_OK(halo_command_buffer_fill(cb, d.get(), 0, chain * 4, &kStart, 4));
+  std::fill(d_model.begin(), d_model.begin() + chain, kStart);
+  const std::vector<halo_buffer_binding_t> active = {{d.get(), 0, chain * 4}};
+  const CountConstants count{chain};
+  const halo_dispatch_params_t add = dispatch_params(add_one.get(), workgroups_for(chain), active,
                                                      &count, sizeof(count));
   for (uint32_t step = 0; step < kSteps; ++step) {
     // add_one reads what the fill, the previous add_one or an update wrote.
     CTS_ASSERT_OK(halo_command_buffer_dispatch(cb, &add));
-    for (uint32_t i = 0; i < kActive; ++i) ++d_model[i];
+    for (uint32_t i = 0; i < chain; ++i) ++d_model[i];
     // The copy reads this step's count; the next add_one must wait for it.
-    const uint32_t slice = step * kSlice;
-    CTS_ASSERT_OK(halo_command_buffer_copy(cb, d.get(), slice * 4, log.get(), slice * 4, kSlice * 4));
-    std::copy_n(d_model.begin() + slice, kSlice, log_model.begin() + slice);
-    const uint32_t block = kActive + step * kBlock;
+    const uint32_t slice = step * per_step;
+    CTS_ASSERT_OK(halo_command_buffer_copy(cb, d.get(), slice * 4, log.get(), slice * 4, per_step * 4));
+    std::copy_n(d_model.begin() + slice, per_step, log_model.begin() + slice);
+    const uint32_t block = chain + step * kBlock;
     CTS_ASSERT_OK(halo_command_buffer_fill(cb, d.get(), block * 4, kBlock * 4, &step, 4));
     std::fill_n(d_model.begin() + block, kBlock, step);
     if (step % 8 == 7) {
       // Overwrites the slice just logged: after the copy read it, before the
       // next add_one reads it.
-      CTS_ASSERT_OK(halo_command_buffer_update(cb, update.data(), d.get(), slice * 4, kSlice * 4));
+      CTS_ASSERT_OK(halo_command_buffer_update(cb, update.data(), d.get(), slice * 4, per_step * 4));
       std::copy(update.begin(), update.end(), d_model.begin() + slice);
     }
   }
   end_and_execute(ctx, cb);
-  CHECK_ELEMENTS(read_values<uint32_t>(log.get(), kActive), log_model,
+  CHECK_ELEMENTS(read_values<uint32_t>(log.get(), chain), log_model,
                  "the log of each step's slice (add_one's count so far)");
   CHECK_ELEMENTS(read_values<uint32_t>(d.get(), d_model.size()), d_model,
                  "D after the chain");

@@ -439,7 +439,8 @@ static void fill_device_info(halo_device_info_t* info) {
   static const uint8_t kUuid[16] = "halo-template-01";
   memset(info, 0, sizeof(*info));
   info->struct_size = sizeof(*info);
-  info->type = HALO_DEVICE_TYPE_OTHER;
+  /* Its commands (seeded_commands.c) run on the host's threads. */
+  info->type = HALO_DEVICE_TYPE_CPU;
   info->device_id = TEMPLATE_DEVICE_ID;
   copy_string(info->name, sizeof(info->name), "template device");
   copy_string(info->vendor, sizeof(info->vendor), "halo template");
