@@ -11,24 +11,34 @@
 namespace halo::vk {
 
 void Queue::collect_completed() noexcept {
-  uint64_t done = 0;
-  VkResult result = device_->vkd.vkGetSemaphoreCounterValue(
-      device_->device, completion_, &done);
-  if (result != VK_SUCCESS) {
-    host_.log(HALO_LOG_LEVEL_ERROR,
-              "queue: vkGetSemaphoreCounterValue failed: %s (%d)",
-              result_name(result), static_cast<int>(result));
-    return;
-  }
   Submission* head = nullptr;
   Submission** tail = &head;
+  uint64_t done = completed_.load(std::memory_order_relaxed);
   {
+    // Each submission is finished once its own done signal shows, oldest
+    // first. Consecutive submissions mostly name one semaphore (a chain's,
+    // or the completion semaphore), read once for all of them.
     std::lock_guard<std::mutex> lock(schedule_mutex_);
-    while (in_flight_head_ != nullptr &&
-           in_flight_head_->completion_value <= done) {
-      *tail = in_flight_head_;
-      tail = &in_flight_head_->next_in_flight;
-      in_flight_head_ = in_flight_head_->next_in_flight;
+    VkSemaphore read = VK_NULL_HANDLE;
+    uint64_t payload = 0;
+    while (in_flight_head_ != nullptr) {
+      Submission* oldest = in_flight_head_;
+      if (oldest->done_semaphore != read) {
+        read = oldest->done_semaphore;
+        VkResult result = device_->vkd.vkGetSemaphoreCounterValue(
+            device_->device, read, &payload);
+        if (result != VK_SUCCESS) {
+          host_.log(HALO_LOG_LEVEL_ERROR,
+                    "queue: vkGetSemaphoreCounterValue failed: %s (%d)",
+                    result_name(result), static_cast<int>(result));
+          break;
+        }
+      }
+      if (payload < oldest->done_value) break;
+      done = oldest->number;
+      *tail = oldest;
+      tail = &oldest->next_in_flight;
+      in_flight_head_ = oldest->next_in_flight;
     }
     *tail = nullptr;
     if (in_flight_head_ == nullptr) in_flight_tail_ = nullptr;

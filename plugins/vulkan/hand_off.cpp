@@ -44,12 +44,12 @@ uint64_t Queue::classify(Submission* submission) noexcept {
                         &Submission::next_deferred>(deferred_head_,
                                                     deferred_tail_, submission);
   }
-  return next_completion_;
+  return hand_offs_;
 }
 
 bool Queue::handed_off_since(uint64_t hand_offs) noexcept {
   std::lock_guard<std::mutex> lock(schedule_mutex_);
-  return next_completion_ != hand_offs;
+  return hand_offs_ != hand_offs;
 }
 
 void Queue::unlink_deferred(Submission* submission) noexcept {
@@ -81,11 +81,13 @@ bool Queue::try_hand_off(Submission* submission) noexcept {
     submission->record_failure(status);
     return false;
   }
-  // The notification thread already waits for the next completion number
-  // (see sleep); it only needs a nudge to look at the deferred submissions
-  // this hand-off may have made reachable. With sliced waits an idle
-  // notification thread sleeps on the wake semaphore alone, so the first
-  // submission in flight must wake it too.
+  // The notification thread already waits for the oldest submission's
+  // end, or with none in flight for the completion semaphore's next value,
+  // which this hand-off then signals (see completion_to_await); it only
+  // needs a nudge to look at the deferred submissions this hand-off may
+  // have made reachable. With sliced waits an idle notification thread
+  // sleeps on the wake semaphore alone, so the first submission in flight
+  // must wake it too.
   const bool reachable = deferred_head_ != nullptr;
   if (reachable) reevaluate_.store(true, std::memory_order_release);
   const bool first_in_flight =
@@ -133,22 +135,43 @@ halo_status_t Queue::hand_off(Submission* submission) noexcept {
     submission->vk_wait_stages[wait_count] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     ++wait_count;
   }
+  // What shows the GPU finished the submission. Any signal of a batch
+  // follows every command before it on the queue, so a signal of its own
+  // does, on a semaphore that nothing but this queue's GPU signals carries
+  // past the value (unshared: the host may not signal at or past a pending
+  // GPU value, and a failure stays in the shadow). That spares the GPU the
+  // completion semaphore's signal, which NVIDIA's GPU takes as long again
+  // as a chain link's own (bench/README.md). Only behind a submission still
+  // in flight, though: the notification thread sleeps on the completion
+  // semaphore alone (completion_to_await), with none in flight until its
+  // next value, so the first submission in flight must signal that.
+  const bool behind_another = in_flight_head_ != nullptr;
+  submission->done_semaphore = VK_NULL_HANDLE;
   uint32_t signal_count = 0;
   for (size_t i = 0; i < submission->signal_count(); ++i) {
     sdk::Submission::Signal& signal = submission->signal(i);
-    signal.native = device_->owns(signal.semaphore) &&
-                    Semaphore::cast(signal.semaphore)
-                        ->reserve_gpu_signal(signal.value);
+    signal.native =
+        device_->owns(signal.semaphore) &&
+        Semaphore::cast(signal.semaphore)->reserve_gpu_signal(signal.value);
     if (!signal.native) continue;
     Semaphore* semaphore = Semaphore::cast(signal.semaphore);
     submission->vk_signal_semaphores[signal_count] = semaphore->semaphore;
     submission->vk_signal_values[signal_count] = signal.value;
     ++signal_count;
+    if (behind_another && submission->done_semaphore == VK_NULL_HANDLE &&
+        !semaphore->shared()) {
+      submission->done_semaphore = semaphore->semaphore;
+      submission->done_value = signal.value;
+    }
   }
-  const uint64_t completion = next_completion_ + 1;
-  submission->vk_signal_semaphores[signal_count] = completion_;
-  submission->vk_signal_values[signal_count] = completion;
-  ++signal_count;
+  const bool signals_completion = submission->done_semaphore == VK_NULL_HANDLE;
+  if (signals_completion) {
+    submission->done_semaphore = completion_;
+    submission->done_value = completion_value_ + 1;
+    submission->vk_signal_semaphores[signal_count] = completion_;
+    submission->vk_signal_values[signal_count] = submission->done_value;
+    ++signal_count;
+  }
   VkTimelineSemaphoreSubmitInfo timeline = {};
   timeline.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
   timeline.waitSemaphoreValueCount = wait_count;
@@ -166,8 +189,8 @@ halo_status_t Queue::hand_off(Submission* submission) noexcept {
   info.pCommandBuffers = submission->vk_command_buffers;
   info.signalSemaphoreCount = signal_count;
   info.pSignalSemaphores = submission->vk_signal_semaphores;
-  VkResult result = device_->vkd.vkQueueSubmit(device_->vk_queue, 1, &info,
-                                               VK_NULL_HANDLE);
+  VkResult result =
+      device_->vkd.vkQueueSubmit(device_->vk_queue, 1, &info, VK_NULL_HANDLE);
   if (result != VK_SUCCESS) {
     for (size_t i = submission->signal_count(); i-- > 0;) {
       sdk::Submission::Signal& signal = submission->signal(i);
@@ -177,14 +200,17 @@ halo_status_t Queue::hand_off(Submission* submission) noexcept {
     }
     return vk_status(host_, "vkQueueSubmit", result);
   }
-  next_completion_ = completion;
-  submission->completion_value = completion;
+  submission->number = ++hand_offs_;
+  if (signals_completion) {
+    completion_value_ = submission->done_value;
+    completion_number_ = submission->number;
+  }
   // The driver may hold the native waits' VkSemaphores until a later
   // submission completes (retirement.cpp).
   for (size_t i = 0; i < submission->wait_count(); ++i) {
     const sdk::Submission::Wait& wait = submission->wait(i);
     if (!device_->owns(wait.semaphore)) continue;
-    Semaphore::cast(wait.semaphore)->last_native_wait = completion;
+    Semaphore::cast(wait.semaphore)->last_native_wait = submission->number;
   }
   submission->next_in_flight = nullptr;
   if (in_flight_tail_ != nullptr) {

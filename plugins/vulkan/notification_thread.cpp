@@ -1,6 +1,6 @@
 // The queue's notification thread: one vkWaitSemaphores(ANY) over the wake
-// semaphore, the completion semaphore and every watched semaphore (or, with
-// sliced waits, one of them at a time); on each wake it hands ready
+// semaphore, the completion semaphore and every watched semaphore (or,
+// with sliced waits, one of them at a time); on each wake it hands ready
 // submissions to the GPU, re-examines deferred ones, finishes completed ones
 // and fires timepoints.
 //
@@ -66,17 +66,21 @@ void Queue::sleep(uint64_t wake_value) noexcept {
     wait_semaphores_.push_back(device_->wake.semaphore());
     wait_values_.push_back(wake_value + 1);
     {
-      // The oldest submission in flight, or else the next hand-off: so the
+      // The oldest submission's end, or else the next hand-off's: so the
       // thread also wakes when a submission made meanwhile completes. (The
       // wait then always names two semaphores, which also keeps the 1.3.2xx
       // validation layers' tracking of single-semaphore waits, which can lag
       // behind host signals from other threads by its 10 s timeout, out of
       // the way.)
       std::lock_guard<std::mutex> lock(schedule_mutex_);
-      wait_semaphores_.push_back(completion_);
-      wait_values_.push_back(in_flight_head_ != nullptr
-                                 ? in_flight_head_->completion_value
-                                 : next_completion_ + 1);
+      const uint64_t completion = completion_to_await();
+      if (completion != 0) {
+        wait_semaphores_.push_back(completion_);
+        wait_values_.push_back(completion);
+      } else {
+        wait_semaphores_.push_back(in_flight_head_->done_semaphore);
+        wait_values_.push_back(in_flight_head_->done_value);
+      }
     }
     std::lock_guard<std::mutex> lock(watch_mutex_);
     for (Semaphore* semaphore : watched_) {
@@ -98,7 +102,7 @@ void Queue::sleep(uint64_t wake_value) noexcept {
 
 void Queue::sleep_sliced(uint64_t wake_value) noexcept {
   // One semaphore at a time (Adapter::sliced_waits). With work in flight,
-  // the oldest submission's completion, a slice at a time so that wakes are
+  // the oldest submission's end, a slice at a time so that wakes are
   // seen too; watched semaphores change on the GPU only through work in
   // flight, and their shadows catch up when it completes. Otherwise the
   // wake semaphore: for as long as it takes when nothing is watched, and a
@@ -110,8 +114,10 @@ void Queue::sleep_sliced(uint64_t wake_value) noexcept {
   {
     std::lock_guard<std::mutex> lock(schedule_mutex_);
     if (in_flight_head_ != nullptr) {
-      semaphore = completion_;
-      value = in_flight_head_->completion_value;
+      const uint64_t completion = completion_to_await();
+      semaphore =
+          completion != 0 ? completion_ : in_flight_head_->done_semaphore;
+      value = completion != 0 ? completion : in_flight_head_->done_value;
       timeout = kWaitSliceNs;
     }
   }
@@ -120,6 +126,38 @@ void Queue::sleep_sliced(uint64_t wake_value) noexcept {
     if (!watched_.empty()) timeout = kWaitSliceNs;
   }
   sleep_on(1, &semaphore, &value, timeout);
+}
+
+uint64_t Queue::completion_to_await() noexcept {
+  if (in_flight_head_ == nullptr) return completion_value_ + 1;
+  // The latest completion value shows every batch up to its own finished.
+  if (completion_number_ >= in_flight_head_->number) return completion_value_;
+  // The oldest submission ends with a signal of its own, which the thread
+  // does not sleep on: an application thread may be waiting on that
+  // semaphore too, and NVIDIA's driver (580) then wakes one of the two
+  // tens to hundreds of microseconds late (bench/README.md). A probe
+  // behind the work in flight signals the completion semaphore instead.
+  const uint64_t value = completion_value_ + 1;
+  VkTimelineSemaphoreSubmitInfo timeline = {};
+  timeline.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
+  timeline.signalSemaphoreValueCount = 1;
+  timeline.pSignalSemaphoreValues = &value;
+  VkSubmitInfo info = {};
+  info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  info.pNext = &timeline;
+  info.signalSemaphoreCount = 1;
+  info.pSignalSemaphores = &completion_;
+  VkResult result =
+      device_->vkd.vkQueueSubmit(device_->vk_queue, 1, &info, VK_NULL_HANDLE);
+  if (result != VK_SUCCESS) {
+    host_.log(HALO_LOG_LEVEL_ERROR,
+              "queue: vkQueueSubmit of a completion probe failed: %s (%d)",
+              result_name(result), static_cast<int>(result));
+    return 0;
+  }
+  completion_value_ = value;
+  completion_number_ = ++hand_offs_;
+  return value;
 }
 
 void Queue::sleep_on(uint32_t count, const VkSemaphore* semaphores,

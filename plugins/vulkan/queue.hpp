@@ -8,10 +8,11 @@
 // submission is handed to the GPU (vkQueueSubmit with
 // VkTimelineSemaphoreSubmitInfo) by whichever thread made it ready outside
 // a timepoint callback: the submitting thread, or the notification thread.
-// Each hand-off also signals the queue's completion semaphore with the
-// submission's number, which the notification thread waits on to finish
-// submissions in order: host signals of foreign semaphores, failure
-// propagation, releasing what the submission retained.
+// Each hand-off also names the signal whose arrival shows the GPU finished
+// it: one of the submission's own, or one more value of the queue's
+// completion semaphore (hand_off says when). The notification thread waits
+// for them to finish submissions in order: host signals of foreign
+// semaphores, failure propagation, releasing what the submission retained.
 //
 // The notification thread sleeps in one vkWaitSemaphores(ANY) over the wake
 // semaphore, the completion semaphore and every semaphore of the device with
@@ -128,24 +129,36 @@ class Queue final : public SemaphoreKeeper {
   bool iterate_in_driver() noexcept;
   void sleep(uint64_t wake_value) noexcept;
   void sleep_sliced(uint64_t wake_value) noexcept;
+  // With schedule_mutex_ held: the completion semaphore's value to sleep
+  // until, which shows the oldest submission in flight finished (the next
+  // hand-off's, with none in flight). Hands the GPU a probe, an empty
+  // batch that signals only the completion semaphore, when no batch from
+  // the oldest submission on does. 0 when the probe failed.
+  uint64_t completion_to_await() noexcept;
   // vkWaitSemaphores(ANY) over |count| pairs; logs a failure.
   void sleep_on(uint32_t count, const VkSemaphore* semaphores,
                 const uint64_t* values, uint64_t timeout) noexcept;
 
   Device* const device_;
   sdk::Host host_;
-  // Signalled with each hand-off's number as the GPU finishes it.
+  // Signalled, one value up each time, by the hand-offs whose own signals
+  // do not show their end (see hand_off).
   VkSemaphore completion_ = VK_NULL_HANDLE;
 
   // The scheduling lock: classification, the deferred list, hand-offs (so
-  // vkQueueSubmit calls, and completion numbers, are in one order) and the
-  // in-flight list. Never held while a semaphore callback may run.
+  // vkQueueSubmit calls, hand-off numbers and completion values are in one
+  // order) and the in-flight list. Never held while a semaphore callback
+  // may run.
   std::mutex schedule_mutex_;
   Submission* deferred_head_ = nullptr;
   Submission* deferred_tail_ = nullptr;
   Submission* in_flight_head_ = nullptr;
   Submission* in_flight_tail_ = nullptr;
-  uint64_t next_completion_ = 0;
+  // Hand-offs so far (probes included), the completion semaphore's last
+  // value handed to the GPU, and the number of the hand-off that signals it.
+  uint64_t hand_offs_ = 0;
+  uint64_t completion_value_ = 0;
+  uint64_t completion_number_ = 0;
 
   // Ready submissions waiting for the notification thread.
   std::mutex ready_mutex_;
@@ -153,8 +166,8 @@ class Queue final : public SemaphoreKeeper {
   Submission* ready_tail_ = nullptr;
   std::atomic<bool> reevaluate_{false};
 
-  // The completion semaphore's value when the notification thread last
-  // read it, and the retired semaphores (an intrusive stack).
+  // The number of the last submission the notification thread saw
+  // finished, and the retired semaphores (an intrusive stack).
   std::atomic<uint64_t> completed_{0};
   std::atomic<Semaphore*> retired_head_{nullptr};
 

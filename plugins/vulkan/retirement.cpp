@@ -4,8 +4,8 @@
 // A driver may finish with a submission's waits only after its signals have
 // become visible: Mesa's common queue code (lavapipe's, in Mesa 22.3)
 // releases a batch's wait time points on its queue thread after it has
-// installed the batch's signals. So the completion number that tells the
-// notification thread a submission is done can show while the driver still
+// installed the batch's signals. So the done signal that tells the
+// notification thread a submission finished can show while the driver still
 // holds the VkSemaphores that submission waited on, and destroying one in
 // that window frees memory the queue thread is about to lock. A queue works
 // through its batches in order: once a later submission's completion shows,

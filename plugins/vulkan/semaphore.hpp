@@ -54,7 +54,7 @@ struct Semaphore {
   // Links semaphores the notification thread stopped watching, for its
   // release pass (that thread only).
   Semaphore* next_dropped = nullptr;
-  // The completion number of the last submission handed to the GPU that
+  // The hand-off number of the last submission handed to the GPU that
   // waits on this semaphore natively; 0 when none did. Written by the queue
   // under its scheduling lock, read once the last reference has gone.
   uint64_t last_native_wait = 0;

@@ -61,12 +61,19 @@ class Submission final : public sdk::Submission {
   VkSemaphore* vk_wait_semaphores;
   uint64_t* vk_wait_values;
   VkPipelineStageFlags* vk_wait_stages;
-  VkSemaphore* vk_signal_semaphores;  // signal_count + 1
-  uint64_t* vk_signal_values;         // signal_count + 1
+  // signal_count + 1: room for the queue's completion semaphore.
+  VkSemaphore* vk_signal_semaphores;
+  uint64_t* vk_signal_values;
   VkCommandBuffer* vk_command_buffers;
 
   // The queue's bookkeeping (guarded by the queue's locks).
-  uint64_t completion_value = 0;
+  // The hand-off's number: the queue's hand-offs counted from 1.
+  uint64_t number = 0;
+  // The signal whose arrival shows the GPU finished the submission: one of
+  // its own (Queue::hand_off says which) or the queue's completion
+  // semaphore's.
+  VkSemaphore done_semaphore = VK_NULL_HANDLE;
+  uint64_t done_value = 0;
   bool deferred = false;
   Submission* previous_deferred = nullptr;
   Submission* next_deferred = nullptr;

@@ -24,6 +24,8 @@ struct Override {
 
 // Defined by each layer: its own instance-level (including physical-device)
 // and device-level entry points. Each table ends with {nullptr, nullptr}.
+// An entry with a NULL function overrides nothing: it names a call the
+// layer makes itself, so that next_*_proc finds it.
 extern const Override kInstanceOverrides[];
 extern const Override kDeviceOverrides[];
 
