@@ -12,6 +12,7 @@
 #include "import_table.hpp"
 #include "log.hpp"
 #include "object_refs.hpp"
+#include "sharing_refusal.hpp"
 
 namespace halo::loader {
 namespace {
@@ -75,7 +76,8 @@ MadeImport<halo_semaphore_t> make_import(halo_device_t* device,
   }
   const halo_external_handle_type_t types =
       exporter.semaphore_export_types & waiter.semaphore_wait_import_types;
-  // Fds or memory that ran out may not have by the next try.
+  // Fds or memory that ran out may not have by the next try
+  // (sharing_refusal.hpp).
   bool transient = false;
   for (halo_external_handle_type_t type = 1;
        type & HALO_EXTERNAL_HANDLE_TYPES_KNOWN; type <<= 1) {
@@ -101,7 +103,7 @@ MadeImport<halo_semaphore_t> make_import(halo_device_t* device,
                   "device-side waits: not as %s: %s (the host hands off)",
                   handle_type_name(type), halo_status_message(status));
     }
-    transient |= halo_status_code(status) == HALO_STATUS_RESOURCE_EXHAUSTED;
+    transient |= refusal_may_pass(status);
     halo_status_free(status);
   }
   return {nullptr, !transient};

@@ -15,6 +15,7 @@
 #include "import_table.hpp"
 #include "log.hpp"
 #include "object_refs.hpp"
+#include "sharing_refusal.hpp"
 
 namespace halo::loader {
 namespace {
@@ -131,7 +132,8 @@ MadeImport<halo_buffer_t> make_import(halo_device_t* device,
   }
   const halo_external_handle_type_t types =
       exporter.buffer_export_types & importer.buffer_import_types;
-  // Fds or memory that ran out may not have by the next try.
+  // Fds or memory that ran out may not have by the next try
+  // (sharing_refusal.hpp).
   bool transient = false;
   for (halo_external_handle_type_t type = 1;
        type & HALO_EXTERNAL_HANDLE_TYPES_KNOWN; type <<= 1) {
@@ -179,7 +181,7 @@ MadeImport<halo_buffer_t> make_import(halo_device_t* device,
                   "buffer sharing: not as %s: %s (the command is refused)",
                   handle_type_name(type), halo_status_message(status));
     }
-    transient |= halo_status_code(status) == HALO_STATUS_RESOURCE_EXHAUSTED;
+    transient |= refusal_may_pass(status);
     halo_status_free(status);
   }
   return {nullptr, !transient};

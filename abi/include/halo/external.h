@@ -130,7 +130,8 @@
  * another device (HALO_LOADER_DEBUG=debug says why no import was made).
  * A pair that cannot share is not tried again, unless the export or
  * import failed with RESOURCE_EXHAUSTED (file descriptors or memory ran
- * out): the next command naming it tries again. The same holds for the
+ * out), or failed in any way while the process had no file descriptor to
+ * spare: the next command naming it tries again. The same holds for the
  * device-side waits above.
  * The command buffer keeps B alive, besides the import, until it is
  * destroyed, so B may be released once the command is recorded, as any
