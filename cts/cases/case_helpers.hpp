@@ -391,13 +391,14 @@ class Gate {
   bool settled_ = false;
 };
 
-// A new device of the plugin under test that the case owns (the context
-// releases its own devices only when the case ends; lifetime cases release
-// theirs while work is in flight).
+// A new device, of the physical device under test, that the case owns (the
+// context releases its own devices only when the case ends; lifetime cases
+// release theirs while work is in flight).
 inline DeviceRef create_case_device(Context& context) {
   halo_device_info_t info = {};
   info.struct_size = sizeof(info);
-  CTS_ASSERT_OK(halo_driver_query_device_info(context.driver(), 0, &info));
+  CTS_ASSERT_OK(halo_driver_query_device_info(context.driver(),
+                                              context.device_index(), &info));
   DeviceRef device;
   CTS_ASSERT_OK(halo_driver_create_device(context.driver(), info.device_id, nullptr,
                                           device.out()));

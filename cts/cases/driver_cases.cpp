@@ -1,6 +1,7 @@
 // driver.*: enumeration, device info and capabilities, device lifetime.
 #include <cstring>
 
+#include "case_helpers.hpp"
 #include "cts.hpp"
 
 namespace {
@@ -93,14 +94,8 @@ HALO_CTS_CASE("driver.capabilities.consistent", kNeedNothing,
 
 HALO_CTS_CASE("driver.create_device.repeatedly", kNeedNothing,
               "creating and releasing the device 50 times works every time") {
-  halo_device_info_t info = {};
-  info.struct_size = sizeof(info);
-  CTS_ASSERT_OK(halo_driver_query_device_info(ctx.driver(), 0, &info));
   for (int i = 0; i < 50; ++i) {
-    halo_device_t* device = nullptr;
-    CTS_ASSERT_OK(halo_driver_create_device(ctx.driver(), info.device_id,
-                                            nullptr, &device));
-    halo_device_release(device);
+    DeviceRef device = create_case_device(ctx);  // Released at once.
   }
 }
 

@@ -34,17 +34,6 @@ constexpr int64_t kNotYetMs = 30;
 #define ASSERT_REACHES(semaphore, value) \
   CTS_ASSERT_OK(halo_semaphore_wait((semaphore), (value), deadline_in_ms(kGenerousMs)))
 
-// A new device of the plugin under test, owned by the caller (the context's
-// devices are released by the context, so lifetime cases make their own).
-halo_device_t* create_own_device(Context& ctx) {
-  halo_device_info_t info = {};
-  info.struct_size = sizeof(info);
-  CTS_ASSERT_OK(halo_driver_query_device_info(ctx.driver(), 0, &info));
-  halo_device_t* device = nullptr;
-  CTS_ASSERT_OK(halo_driver_create_device(ctx.driver(), info.device_id, nullptr, &device));
-  return device;
-}
-
 halo_semaphore_t* create_semaphore(halo_device_t* device, uint64_t initial) {
   halo_semaphore_t* semaphore = nullptr;
   CTS_ASSERT_OK(halo_semaphore_create(device, initial, HALO_SEMAPHORE_FLAG_NONE, &semaphore));
@@ -282,7 +271,7 @@ HALO_CTS_CASE("submission.fail.long_chain", kNeedQueues,
 HALO_CTS_CASE("submission.release.everything_after_submit", kNeedQueues,
               "a device and its semaphores released right after submitting a 10-link chain: the work still completes") {
   halo_semaphore_t* gate = ctx.semaphore(0);  // Host-signalled; lives on.
-  halo_device_t* device = create_own_device(ctx);
+  halo_device_t* device = create_case_device(ctx).take();
   std::vector<halo_semaphore_t*> links;
   for (int i = 0; i < 10; ++i) links.push_back(create_semaphore(device, 0));
   halo_semaphore_t* observed = links.back();
@@ -305,7 +294,7 @@ HALO_CTS_CASE("submission.release.observed_from_second_device", kNeedQueues,
               "a device released right after submitting still signals a semaphore of another device") {
   halo_semaphore_t* gate = ctx.semaphore(0);
   halo_semaphore_t* observer = ctx.semaphore(0);
-  halo_device_t* device = create_own_device(ctx);
+  halo_device_t* device = create_case_device(ctx).take();
   halo_semaphore_t* middle = nullptr;
   halo_status_t status =
       halo_semaphore_create(device, 0, HALO_SEMAPHORE_FLAG_NONE, &middle);
@@ -321,7 +310,7 @@ HALO_CTS_CASE("submission.release.observed_from_second_device", kNeedQueues,
 HALO_CTS_CASE("submission.release.failure_after_release", kNeedQueues,
               "a released device's submission still fails its (only externally held) signal semaphore when its wait fails") {
   halo_semaphore_t* gate = ctx.semaphore(0);
-  halo_device_t* device = create_own_device(ctx);
+  halo_device_t* device = create_case_device(ctx).take();
   halo_semaphore_t* out = create_semaphore(device, 0);
   halo_status_t status = queue_execute(device, {gate}, {1}, {out}, {1});
   halo_device_release(device);

@@ -79,6 +79,8 @@ class Context {
 
   halo_registry_t* registry() const { return registry_; }
   halo_driver_t* driver() const { return driver_; }
+  // The index of the device under test among the driver's devices.
+  size_t device_index() const { return device_index_; }
   // The device under test, created for this case.
   halo_device_t* device();
   // Another device of the same plugin (the driver's next device, or a second
