@@ -8,11 +8,42 @@
 // which releases them.
 #include "queue.hpp"
 
+#include <algorithm>
+
 #include "command_buffer.hpp"
 #include "device.hpp"
 #include "submission.hpp"
 
 namespace halo::cl {
+namespace {
+
+// How old a run's oldest submission may grow before no newer one joins it:
+// the longest its submissions land late while a chain keeps growing, as a
+// newer link's end shows theirs only once asked about.
+constexpr std::chrono::microseconds kLongestRunLag{50};
+
+// Raises |value| to |at_least|.
+void raise_to(std::atomic<uint64_t>& value, uint64_t at_least) noexcept {
+  uint64_t seen = value.load(std::memory_order_relaxed);
+  while (seen < at_least && !value.compare_exchange_weak(
+                                seen, at_least, std::memory_order_relaxed)) {
+  }
+}
+
+// Appends |submission| to the list from |head| to |tail|, linked through
+// Submission::next_long.
+void append(Submission*& head, Submission*& tail,
+            Submission* submission) noexcept {
+  submission->next_long = nullptr;
+  if (tail != nullptr) {
+    tail->next_long = submission;
+  } else {
+    head = submission;
+  }
+  tail = submission;
+}
+
+}  // namespace
 
 Queue* Queue::create(sdk::Host host, const Api* api,
                      std::chrono::microseconds completion_poll) {
@@ -106,28 +137,81 @@ void Queue::post_issued(Submission* submission) noexcept {
   worker_.post(submission);
 }
 
+void Queue::note_covering(uint64_t coverer, uint64_t covered) noexcept {
+  // Relaxed: a worker that reads the coverer's number reads it before the
+  // coverer is posted to it, so it is sure to take it.
+  raise_to(covered_, covered);
+  raise_to(newest_coverer_, coverer);
+}
+
+void Queue::land_run() noexcept {
+  while (Submission* oldest = run_head_) {
+    run_head_ = oldest->next_long;
+    // It may be handed back and gone at once.
+    oldest->land_covered();
+  }
+  run_tail_ = nullptr;
+}
+
+void Queue::end_run_unseen() noexcept {
+  if (run_head_ == nullptr) return;
+  // One flush for them all, as begin_long_poll makes for each newcomer.
+  run_tail_->begin_long_poll();
+  long_head_ = run_head_;
+  long_tail_ = run_tail_;
+  run_head_ = run_tail_ = nullptr;
+}
+
+void Queue::take_issued(Submission* own) noexcept {
+  // Polled completions land in the order the submissions were issued, so
+  // that another plugin's semaphore that two of them signal sees its
+  // values in order: behind older long polls, or a run it does not cover,
+  // it waits its turn.
+  taken_upto_ = std::max(taken_upto_, own->issue_number());
+  if (run_tail_ != nullptr && !own->covers(run_tail_)) end_run_unseen();
+  if (long_head_ != nullptr) {
+    own->begin_long_poll();
+    append(long_head_, long_tail_, own);
+    return;
+  }
+  const bool run_may_grow =
+      run_head_ == nullptr ||
+      std::chrono::steady_clock::now() - run_head_->issued_at() <
+          kLongestRunLag;
+  switch (own->poll_completion(completion_poll_, run_may_grow)) {
+    case Submission::PollEnd::kOvertaken:
+      append(run_head_, run_tail_, own);
+      return;
+    case Submission::PollEnd::kFinished:
+      if (own->completed()) {
+        land_run();
+        own->land_polled();
+        return;
+      }
+      // Failed work says nothing of the run's: each is asked, and this one
+      // lands after them.
+      end_run_unseen();
+      if (long_head_ == nullptr) {
+        own->land_polled();
+        return;
+      }
+      append(long_head_, long_tail_, own);
+      return;
+    case Submission::PollEnd::kOutlasted:
+      end_run_unseen();
+      own->begin_long_poll();
+      append(long_head_, long_tail_, own);
+      return;
+  }
+}
+
 void Queue::process(void* queue, sdk::Submission* submission) noexcept {
   auto* own = static_cast<Submission*>(submission);
   auto* self = static_cast<Queue*>(queue);
   if (own->take_issued_hand_over()) {
-    // Completes it here, or leaves it to the long polls; either way it
-    // comes back through post_finished once its outcome is decided.
-    // Polled completions land in the order the submissions were issued, so
-    // that another plugin's semaphore that two of them signal sees its
-    // values in order: behind older long polls, it waits its turn.
-    if (self->long_head_ == nullptr &&
-        own->poll_completion(self->completion_poll_)) {
-      own->land_polled();
-      return;
-    }
-    own->begin_long_poll();
-    own->next_long = nullptr;
-    if (self->long_tail_ != nullptr) {
-      self->long_tail_->next_long = own;
-    } else {
-      self->long_head_ = own;
-    }
-    self->long_tail_ = own;
+    // Completes it here, or leaves it to the run or the long polls; either
+    // way it comes back through post_finished once its outcome is decided.
+    self->take_issued(own);
     return;
   }
   own->finish();

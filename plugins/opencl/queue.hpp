@@ -14,12 +14,31 @@
 // land in the order the submissions were issued. A CL_COMPLETE callback
 // would keep threads free too, but NVIDIA's driver delivers it
 // milliseconds after the work ends.
+//
+// A chain is seen by its newest link. A submission that chained on the
+// completion event of an earlier issued one of the queue covers it
+// (Submission::covers): its own successful completion shows the older
+// one's. So while the worker waits to poll a submission, a newer issued
+// one that covers it (announced as it is issued, note_covering) stops the
+// wait without a query; the older one joins the queue's run, and the newer
+// one, not yet taken by the worker then, is polled in its place. When a
+// polled submission finishes successfully, the run lands first, oldest
+// first, each submission as completed; otherwise, or when the next one
+// taken does not cover the run's newest, the run's submissions join the
+// long polls and are asked one by one. A run stops growing once its oldest
+// is kLongestRunLag old, so a chain that never ends still lands as it goes.
+// On NVIDIA's driver each query takes the lock the caller's next enqueue
+// needs, and most links of a chain of submissions, each waiting on the one
+// before, are never asked about.
+//
 // Without a poll time the callback is registered at once and the worker
 // only releases.
 #ifndef HALO_OPENCL_QUEUE_HPP_
 #define HALO_OPENCL_QUEUE_HPP_
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 
 #include "cl_library.hpp"
 #include "deferred_releases.hpp"
@@ -71,6 +90,20 @@ class Queue {
   // Hands an issued submission to the worker to poll its completion. Short
   // and non-blocking, like post_finished.
   void post_issued(Submission* submission) noexcept;
+  // The issue number of a submission being issued: 1 up, in issue order.
+  uint64_t next_issue_number() noexcept {
+    return issue_count_.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  // Submission |coverer| is being issued and covers the one numbered
+  // |covered| (see the file comment). Lock-free.
+  void note_covering(uint64_t coverer, uint64_t covered) noexcept;
+  // On the worker: whether a submission issued after the one numbered
+  // |number|, and not taken by the worker yet, covers it (as far as the
+  // notes tell: the taking checks).
+  bool overtakes(uint64_t number) const noexcept {
+    return covered_.load(std::memory_order_relaxed) >= number &&
+           newest_coverer_.load(std::memory_order_relaxed) > taken_upto_;
+  }
 
   // Releases |event| (one reference, taken over): when the worker polls,
   // later, on the next submitting thread (see DeferredReleases); else now.
@@ -92,6 +125,14 @@ class Queue {
   void release_command_buffers(const halo_queue_execute_info_t& info,
                                size_t count) noexcept;
   static void process(void* queue, sdk::Submission* submission) noexcept;
+  // The worker takes an issued submission: polls it, or leaves it to the
+  // run or the long polls (see the file comment).
+  void take_issued(Submission* submission) noexcept;
+  // Lands every submission of the run as completed, oldest first.
+  void land_run() noexcept;
+  // Moves the run's submissions, unseen, to the long polls (which must be
+  // empty), to be asked one by one.
+  void end_run_unseen() noexcept;
   // The worker's PollFunction: polls the oldest long poll when it is due,
   // completes it and those behind it that finished, and returns the time
   // until its next poll (0: none left).
@@ -107,6 +148,20 @@ class Queue {
   // Submission::next_long).
   Submission* long_head_ = nullptr;
   Submission* long_tail_ = nullptr;
+  // Issued submissions that a newer one overtook before they were seen
+  // finished, each covered by the next, oldest first (worker only, and
+  // only while there are no long polls; linked through
+  // Submission::next_long).
+  Submission* run_head_ = nullptr;
+  Submission* run_tail_ = nullptr;
+  // The highest issue number of the issued submissions the worker has
+  // taken (worker only).
+  uint64_t taken_upto_ = 0;
+  std::atomic<uint64_t> issue_count_{0};
+  // Of the issued submissions that cover another: the highest number
+  // covered, and the highest number of one that covers.
+  std::atomic<uint64_t> covered_{0};
+  std::atomic<uint64_t> newest_coverer_{0};
   sdk::InFlightTracker in_flight_;
   sdk::CompletionWorker worker_;
 };

@@ -31,6 +31,11 @@ constexpr std::chrono::microseconds kPollInterval{4};
 // fill) takes 11-12 µs, and earlier queries found nothing finished but
 // slowed the caller's enqueues and host waits (bench/README.md).
 constexpr std::chrono::microseconds kFirstPollAfterIssue{10};
+// The same for a submission that chained on an earlier one of its queue:
+// longer, as the next link of a chain usually comes sooner (on the H200 a
+// link of halo's 10,000-submission chain takes 11-15 us) and its end shows
+// this one's, so this one need not be asked about at all.
+constexpr std::chrono::microseconds kFirstPollInChain{20};
 // The longest interval between two queries of work that outlasted the
 // poll: the worker sees it finished at most this late, or about a quarter
 // of the time already waited, and queries it at most 2,000 times a second;
@@ -151,6 +156,12 @@ halo_status_t Submission::resolve_waits() noexcept {
       DeviceSignal* signal =
           own->device_signals.hold_lowest_issued(device_->context(), value);
       if (signal != nullptr) {
+        // Every signal source is a submission; an issued one has its
+        // number (issue stores it before it marks itself issued).
+        const auto* signaller = static_cast<const Submission*>(signal->source);
+        if (signaller->queue_ == queue_) {
+          covers_ = std::max(covers_, signaller->issue_number_);
+        }
         chained_[chained_count_] = signal->event;
         chained_sources_[chained_count_++] = signal->source;
         chained_waits_[i] = true;
@@ -335,6 +346,7 @@ void Submission::fire() noexcept {
 }
 
 void Submission::issue() noexcept {
+  issue_number_ = queue_->next_issue_number();
   issued_.store(true, std::memory_order_release);
   const Api* api = api_;
   const sdk::Host host = this->host();
@@ -345,6 +357,7 @@ void Submission::issue() noexcept {
   if (queue_->polls_completion()) {
     issued_at_ = std::chrono::steady_clock::now();
     handed_over_issued_ = true;
+    if (covers_ != 0) queue_->note_covering(issue_number_, covers_);
     queue_->post_issued(this);
   } else if (cl_int code = register_callback(); code != CL_SUCCESS) {
     issued_.store(false, std::memory_order_release);
@@ -402,16 +415,31 @@ bool Submission::finished(cl_int* out_status) noexcept {
   return *out_status <= CL_COMPLETE;
 }
 
-bool Submission::poll_completion(std::chrono::microseconds poll_for) noexcept {
+Submission::PollEnd Submission::poll_completion(
+    std::chrono::microseconds poll_for, bool may_be_overtaken) noexcept {
+  const auto overtaken = [&] {
+    return may_be_overtaken && queue_->overtakes(issue_number_);
+  };
   // No clFlush first: on NVIDIA's driver a flush per submission from this
   // thread, beside the submitting one, cost more than polling saved
   // (bench/README.md).
   // Nor a query of work too young to have finished: it would only contend
-  // with the submitting thread's next call into the driver.
-  const auto first_poll = issued_at_ + kFirstPollAfterIssue;
-  while (std::chrono::steady_clock::now() < first_poll) sdk::cpu_pause();
-  return sdk::spin_until(poll_for, kPollInterval,
-                         [&] { return finished(&polled_status_); });
+  // with the submitting thread's next call into the driver. A link of a
+  // chain waits longer, as the next link, whose end shows this one's, is
+  // likely to come first.
+  const auto first_poll =
+      issued_at_ + (covers_ != 0 ? kFirstPollInChain : kFirstPollAfterIssue);
+  while (std::chrono::steady_clock::now() < first_poll) {
+    if (overtaken()) return PollEnd::kOvertaken;
+    sdk::cpu_pause();
+  }
+  bool stopped = false;
+  const bool finished_in_time = sdk::spin_until(poll_for, kPollInterval, [&] {
+    if (overtaken()) return stopped = true;
+    return finished(&polled_status_);
+  });
+  if (stopped) return PollEnd::kOvertaken;
+  return finished_in_time ? PollEnd::kFinished : PollEnd::kOutlasted;
 }
 
 void Submission::begin_long_poll() noexcept {

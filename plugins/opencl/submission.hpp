@@ -128,10 +128,36 @@ class Submission final : public sdk::Submission, public SignalSource {
     handed_over_issued_ = false;
     return issued;
   }
-  // On the worker: polls the completion event for up to |poll_for|;
-  // returns whether it finished (then land_polled completes the
-  // submission), or false: the queue then keeps it among its long polls.
-  bool poll_completion(std::chrono::microseconds poll_for) noexcept;
+  // How a spin on the completion event ended: the work finished (then
+  // land_polled completes the submission); a newer issued submission of
+  // the queue may show its end (see covers); or the work outlasted the
+  // spin, and the queue keeps it among its long polls.
+  enum class PollEnd { kFinished, kOvertaken, kOutlasted };
+  // On the worker: polls the completion event for up to |poll_for|. When
+  // |may_be_overtaken|, stops without a query once the queue says a newer
+  // submission covers this one (Queue::overtakes).
+  PollEnd poll_completion(std::chrono::microseconds poll_for,
+                          bool may_be_overtaken) noexcept;
+  // Its place in the queue's issue order (1 up; 0 until issued).
+  uint64_t issue_number() const noexcept { return issue_number_; }
+  // Whether this submission's completion shows |older|'s: it chained on
+  // |older|'s completion event, both on the same queue. OpenCL terminates
+  // a command that waits on a terminated one, so this one's completing
+  // successfully means |older|'s work did too.
+  bool covers(const Submission* older) const noexcept {
+    return covers_ != 0 && covers_ == older->issue_number_;
+  }
+  // When the worker was handed the issued work (polling only).
+  std::chrono::steady_clock::time_point issued_at() const noexcept {
+    return issued_at_;
+  }
+  // Whether the last poll found the work finished successfully.
+  bool completed() const noexcept { return polled_status_ == CL_COMPLETE; }
+  // Completes a submission that a newer one it covers showed complete.
+  void land_covered() noexcept {
+    polled_status_ = CL_COMPLETE;
+    land_polled();
+  }
   // A submission joins the long polls: flushes the device's queue.
   void begin_long_poll() noexcept;
   // On the worker, for the oldest of the long polls (from the call that
@@ -144,7 +170,8 @@ class Submission final : public sdk::Submission, public SignalSource {
   // Completes a submission whose poll found its work finished, as the
   // completion callback would.
   void land_polled() noexcept;
-  // The queue's long polls, oldest first (worker only).
+  // The queue's long polls, or its run of covered submissions, oldest
+  // first (worker only).
   Submission* next_long = nullptr;
 
   // Keeps an issued submission from going to the worker until the matching
@@ -240,6 +267,11 @@ class Submission final : public sdk::Submission, public SignalSource {
   std::chrono::steady_clock::time_point polled_since_;
   // When the worker was handed the issued work (polling only).
   std::chrono::steady_clock::time_point issued_at_;
+  // Its place in the queue's issue order (1 up; 0 until issued), and the
+  // highest such of the submissions of the same queue it chained on (0:
+  // none; see covers).
+  uint64_t issue_number_ = 0;
+  uint64_t covers_ = 0;
   // The status the worker's poll found.
   cl_int polled_status_ = CL_QUEUED;
   // Why release_behind failed, for the signals it then fails.

@@ -12,6 +12,7 @@ void CompletionWorker::stop() noexcept {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
+    has_work_.store(true, std::memory_order_release);
     work_ready_.notify_all();
   }
   // Called from process() (the last submission took the device's last

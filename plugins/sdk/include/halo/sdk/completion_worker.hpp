@@ -80,7 +80,8 @@ class CompletionWorker {
   void* const owner_;
   const std::chrono::nanoseconds idle_spin_;
   const PollFunction poll_;
-  // Set while the queue holds work, so that a spin needs no lock.
+  // Set while the queue holds work, or once the worker is to stop, so that
+  // a spin needs no lock and ends as soon as either happens.
   std::atomic<bool> has_work_{false};
   std::mutex mutex_;
   std::condition_variable work_ready_;

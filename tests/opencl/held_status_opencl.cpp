@@ -1,0 +1,127 @@
+// An OpenCL library for the tests whose status queries are answered when
+// the test says (held_status_opencl.hpp).
+//
+// The opencl plugin's worker learns that work ended by querying its
+// completion event, and it skips the query of a submission whose end a
+// newer one shows (plugins/opencl/queue.hpp). Which queries it makes
+// depends on timing, unless the first one blocks: then every submission
+// issued meanwhile is in the worker's hands before any answer comes. Like
+// held_callback_opencl.cpp, it links the real loader, so the plugin finds
+// every other entry point there.
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
+#include "held_status_opencl.hpp"
+
+#include <CL/cl.h>
+#include <dlfcn.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <vector>
+
+namespace {
+
+constexpr char kLoader[] = "libOpenCL.so.1";
+
+// Returns the ICD loader's |name|, or NULL: the loader is this library's
+// own dependency, so it is loaded already.
+template <class Function>
+Function real(const char* name) {
+  void* loader = dlopen(kLoader, RTLD_NOW | RTLD_NOLOAD);
+  return loader != nullptr ? reinterpret_cast<Function>(dlsym(loader, name))
+                           : nullptr;
+}
+
+struct Fill {
+  cl_event event = nullptr;
+  size_t status_queries = 0;
+};
+
+std::mutex g_mutex;
+std::condition_variable g_let_through;
+bool g_holding = false;
+// In enqueue order; each holds a reference of its event, so that no later
+// event takes its address.
+std::vector<Fill> g_fills;
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) cl_int CL_API_CALL
+clGetEventInfo(cl_event event, cl_event_info name, size_t size, void* value,
+               size_t* size_ret) {
+  auto get_info = real<decltype(&clGetEventInfo)>("clGetEventInfo");
+  if (get_info == nullptr) return CL_OUT_OF_RESOURCES;
+  if (name == CL_EVENT_COMMAND_EXECUTION_STATUS) {
+    std::unique_lock<std::mutex> lock(g_mutex);
+    g_let_through.wait(lock, [] { return !g_holding; });
+    for (Fill& fill : g_fills) {
+      if (fill.event == event) ++fill.status_queries;
+    }
+  }
+  return get_info(event, name, size, value, size_ret);
+}
+
+__attribute__((visibility("default"))) cl_int CL_API_CALL clEnqueueFillBuffer(
+    cl_command_queue queue, cl_mem buffer, const void* pattern,
+    size_t pattern_size, size_t offset, size_t size, cl_uint wait_count,
+    const cl_event* waits, cl_event* event) {
+  auto fill = real<decltype(&clEnqueueFillBuffer)>("clEnqueueFillBuffer");
+  auto retain = real<decltype(&clRetainEvent)>("clRetainEvent");
+  if (fill == nullptr || retain == nullptr) return CL_OUT_OF_RESOURCES;
+  cl_int code = fill(queue, buffer, pattern, pattern_size, offset, size,
+                     wait_count, waits, event);
+  if (code != CL_SUCCESS || event == nullptr) return code;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_holding && retain(*event) == CL_SUCCESS) {
+    g_fills.push_back(Fill{*event});
+  }
+  return code;
+}
+
+__attribute__((visibility("default"))) void halo_test_hold_status() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_holding = true;
+}
+
+__attribute__((visibility("default"))) void halo_test_let_status_through() {
+  auto wait = real<decltype(&clWaitForEvents)>("clWaitForEvents");
+  std::vector<cl_event> events;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    for (const Fill& fill : g_fills) events.push_back(fill.event);
+  }
+  if (wait != nullptr && !events.empty()) {
+    wait(static_cast<cl_uint>(events.size()), events.data());
+  }
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_holding = false;
+  g_let_through.notify_all();
+}
+
+__attribute__((visibility("default"))) size_t halo_test_recorded_fills() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_fills.size();
+}
+
+__attribute__((visibility("default"))) size_t halo_test_status_queries(
+    size_t index) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return index < g_fills.size() ? g_fills[index].status_queries : 0;
+}
+
+__attribute__((visibility("default"))) void halo_test_forget_fills() {
+  auto release = real<decltype(&clReleaseEvent)>("clReleaseEvent");
+  std::vector<Fill> fills;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    fills.swap(g_fills);
+  }
+  for (const Fill& fill : fills) {
+    if (release != nullptr) release(fill.event);
+  }
+}
+
+}  // extern "C"

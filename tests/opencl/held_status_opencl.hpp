@@ -1,0 +1,29 @@
+// The controls of held_status_opencl.cpp, an OpenCL library for the tests
+// that holds back every answer to a query of a command's execution status
+// until the test lets them through, and counts the queries of each fill
+// enqueued meanwhile. The plugin loads the library (named by
+// HALO_OPENCL_LIBRARY); a test finds these functions in it with dlsym.
+#ifndef HALO_TESTS_OPENCL_HELD_STATUS_OPENCL_HPP_
+#define HALO_TESTS_OPENCL_HELD_STATUS_OPENCL_HPP_
+
+#include <cstddef>
+
+extern "C" {
+
+// From now on, a clGetEventInfo of CL_EVENT_COMMAND_EXECUTION_STATUS blocks
+// until halo_test_let_status_through, and the events of clEnqueueFillBuffer
+// are recorded, in enqueue order, each with a reference of the library's.
+void halo_test_hold_status();
+// Waits (clWaitForEvents, no status query) until every recorded fill has
+// completed, then lets every held and later status query through.
+void halo_test_let_status_through();
+// How many fills were recorded.
+size_t halo_test_recorded_fills();
+// How many times the status of recorded fill |index| was queried.
+size_t halo_test_status_queries(size_t index);
+// Releases the recorded fills and forgets them.
+void halo_test_forget_fills();
+
+}  // extern "C"
+
+#endif  // HALO_TESTS_OPENCL_HELD_STATUS_OPENCL_HPP_
