@@ -1,13 +1,16 @@
-// The worker sees a chain by its newest links: a submission chained on the
-// one issued before it on the same queue shows that one's end, so the older
-// one lands without its completion event being asked about
-// (plugins/opencl/queue.hpp). Work that nothing newer covers is always
-// asked about before it lands.
+// The worker sees a chain by its newest links: a submission chained on an
+// earlier one of the same queue shows that one's end, so the older one
+// lands without its completion event being asked about
+// (plugins/opencl/queue.hpp). Work that nothing newer covers, and the
+// links a failed link covers, are asked about before they land.
 //
 // Runs through held_status_opencl.cpp (named by HALO_OPENCL_LIBRARY) with
-// completion polled (HALO_OPENCL_COMPLETION_POLL_US): status queries block
-// until the test lets them through, after the device has finished every
-// fill, so the worker has every submission in hand before any answer.
+// completion polled (HALO_OPENCL_COMPLETION_POLL_US). Status queries block
+// until the test lets them through: each test first submits a blocker that
+// nothing covers and waits until the worker is blocked asking about it,
+// then submits what it tests, so that the worker has all of it in hand
+// before any answer comes, and lets the answers through once the device
+// has finished every fill.
 #include <dlfcn.h>
 
 #include <string>
@@ -21,6 +24,8 @@ namespace {
 
 struct HeldStatus {
   decltype(&halo_test_hold_status) hold = nullptr;
+  decltype(&halo_test_wait_held_query) wait_held_query = nullptr;
+  decltype(&halo_test_fail_fills_from) fail_fills_from = nullptr;
   decltype(&halo_test_let_status_through) let_through = nullptr;
   decltype(&halo_test_recorded_fills) recorded_fills = nullptr;
   decltype(&halo_test_status_queries) status_queries = nullptr;
@@ -28,11 +33,13 @@ struct HeldStatus {
 };
 
 template <class Function>
-Function find(void* library, const char* name) {
-  return reinterpret_cast<Function>(dlsym(library, name));
+void find(void* library, const char* name, Function* out) {
+  *out = reinterpret_cast<Function>(dlsym(library, name));
 }
 
 constexpr size_t kLinks = 8;
+// cl_int CL_OUT_OF_RESOURCES, which a failed kernel may end with.
+constexpr int32_t kCommandFailed = -5;
 
 class ChainLandingTest : public OpenClTest {
  protected:
@@ -44,21 +51,19 @@ class ChainLandingTest : public OpenClTest {
     ASSERT_NE(library, nullptr)
         << "the plugin did not load " HALO_TEST_HELD_STATUS_LIBRARY
            "; run with HALO_OPENCL_LIBRARY naming it";
-    status_.hold =
-        find<decltype(status_.hold)>(library, "halo_test_hold_status");
-    status_.let_through = find<decltype(status_.let_through)>(
-        library, "halo_test_let_status_through");
-    status_.recorded_fills = find<decltype(status_.recorded_fills)>(
-        library, "halo_test_recorded_fills");
-    status_.status_queries = find<decltype(status_.status_queries)>(
-        library, "halo_test_status_queries");
-    status_.forget_fills =
-        find<decltype(status_.forget_fills)>(library, "halo_test_forget_fills");
+    find(library, "halo_test_hold_status", &status_.hold);
+    find(library, "halo_test_wait_held_query", &status_.wait_held_query);
+    find(library, "halo_test_fail_fills_from", &status_.fail_fills_from);
+    find(library, "halo_test_let_status_through", &status_.let_through);
+    find(library, "halo_test_recorded_fills", &status_.recorded_fills);
+    find(library, "halo_test_status_queries", &status_.status_queries);
+    find(library, "halo_test_forget_fills", &status_.forget_fills);
     dlclose(library);
-    ASSERT_TRUE(status_.hold != nullptr && status_.let_through != nullptr &&
-                status_.recorded_fills != nullptr &&
-                status_.status_queries != nullptr &&
-                status_.forget_fills != nullptr);
+    ASSERT_TRUE(
+        status_.hold != nullptr && status_.wait_held_query != nullptr &&
+        status_.fail_fills_from != nullptr && status_.let_through != nullptr &&
+        status_.recorded_fills != nullptr &&
+        status_.status_queries != nullptr && status_.forget_fills != nullptr);
     // One fill a submission: its event is the submission's completion.
     buffer_ = make_buffer(256);
     fill_ = begin_command_buffer();
@@ -67,6 +72,10 @@ class ChainLandingTest : public OpenClTest {
                                             &pattern, 4));
     HALO_ASSERT_OK(halo_command_buffer_end(fill_.get()));
     status_.hold();
+    // The blocker: recorded fill 0.
+    blocker_ = make_semaphore();
+    HALO_ASSERT_OK(submit(fill_.get(), {}, {}, {blocker_.get()}, {1}));
+    status_.wait_held_query();
   }
 
   void TearDown() override {
@@ -76,18 +85,37 @@ class ChainLandingTest : public OpenClTest {
       HALO_EXPECT_OK(halo_device_wait_idle(device(), deadline_in_ms(20000)));
       status_.forget_fills();
     }
+    blocker_.reset();
     fill_.reset();
     buffer_.reset();
     OpenClTest::TearDown();
   }
 
+  // Submits a chain of kLinks links on |step|, each link waiting for the
+  // one before (so the device chains the two) and raising |step| and its
+  // own semaphore of |done|.
+  void submit_chain(halo_semaphore_t* step, std::vector<SemaphorePtr>* done) {
+    for (uint64_t value = 1; value <= kLinks; ++value) {
+      std::vector<halo_semaphore_t*> waits;
+      std::vector<uint64_t> wait_values;
+      if (value > 1) {
+        waits = {step};
+        wait_values = {value - 1};
+      }
+      done->push_back(make_semaphore());
+      HALO_ASSERT_OK(submit(fill_.get(), waits, wait_values,
+                            {step, done->back().get()}, {value, 1}));
+    }
+  }
+
   // Lets the held queries through once the device is done, waits for every
-  // submission to retire, and returns each fill's status queries.
+  // submission to retire, and returns the status queries of each fill after
+  // the blocker's.
   std::vector<size_t> finish_and_count() {
     status_.let_through();
     HALO_EXPECT_OK(halo_device_wait_idle(device(), deadline_in_ms(20000)));
     std::vector<size_t> queries;
-    for (size_t i = 0; i < status_.recorded_fills(); ++i) {
+    for (size_t i = 1; i < status_.recorded_fills(); ++i) {
       queries.push_back(status_.status_queries(i));
     }
     return queries;
@@ -105,36 +133,33 @@ class ChainLandingTest : public OpenClTest {
   HeldStatus status_;
   BufferPtr buffer_;
   CommandBufferPtr fill_;
+  SemaphorePtr blocker_;
 };
 
-// Returns |semaphore|'s value, failing the test if it failed.
-uint64_t value_of(halo_semaphore_t* semaphore) {
-  uint64_t value = 0;
-  HALO_EXPECT_OK(halo_semaphore_query(semaphore, &value));
-  return value;
+// Returns the status code of a query of |semaphore|, its value in |value|.
+halo_status_code_t query(halo_semaphore_t* semaphore, uint64_t* value) {
+  halo_status_t status = halo_semaphore_query(semaphore, value);
+  const halo_status_code_t code = halo_status_code(status);
+  halo_status_free(status);
+  return code;
 }
 
 TEST_F(ChainLandingTest, ALinkANewerLinkCoversLandsUnasked) {
   SemaphorePtr step = make_semaphore();
-  for (uint64_t value = 1; value <= kLinks; ++value) {
-    // Each link waits for the one before, so the device chains the two.
-    std::vector<halo_semaphore_t*> waits;
-    std::vector<uint64_t> wait_values;
-    if (value > 1) {
-      waits = {step.get()};
-      wait_values = {value - 1};
-    }
-    HALO_ASSERT_OK(
-        submit(fill_.get(), waits, wait_values, {step.get()}, {value}));
-  }
+  std::vector<SemaphorePtr> done;
+  submit_chain(step.get(), &done);
   const std::vector<size_t> queries = finish_and_count();
   ASSERT_EQ(queries.size(), kLinks);
-  // Whichever link the worker first asked about, the links it had taken
-  // before it, or the one it took next, landed with the newer link's end.
-  size_t unasked = 0;
-  for (size_t i = 0; i + 1 < kLinks; ++i) unasked += queries[i] == 0 ? 1 : 0;
-  EXPECT_GT(unasked, 0u) << describe(queries);
-  EXPECT_EQ(value_of(step.get()), kLinks);
+  // When the worker took the first link, the second, which covers it, was
+  // issued already.
+  EXPECT_EQ(queries[0], 0u) << describe(queries);
+  uint64_t value = 0;
+  EXPECT_EQ(query(step.get(), &value), HALO_STATUS_OK);
+  EXPECT_EQ(value, kLinks);
+  for (const SemaphorePtr& link_done : done) {
+    EXPECT_EQ(query(link_done.get(), &value), HALO_STATUS_OK);
+    EXPECT_EQ(value, 1u);
+  }
 }
 
 TEST_F(ChainLandingTest, WorkNothingNewerCoversIsAskedAbout) {
@@ -149,8 +174,32 @@ TEST_F(ChainLandingTest, WorkNothingNewerCoversIsAskedAbout) {
   for (size_t i = 0; i < kLinks; ++i) {
     EXPECT_GT(queries[i], 0u)
         << "submission " << i << "; " << describe(queries);
-    EXPECT_EQ(value_of(semaphores[i].get()), 1u);
+    uint64_t value = 0;
+    EXPECT_EQ(query(semaphores[i].get(), &value), HALO_STATUS_OK);
+    EXPECT_EQ(value, 1u);
   }
+}
+
+TEST_F(ChainLandingTest, AFailedLinkFailsOnlyItselfAndTheLinksAfterIt) {
+  // The second link fails, and with it every link waiting on it, as an
+  // implementation terminates commands that wait on a terminated one. The
+  // first link, which the second covers, completed: it is asked about, not
+  // failed with them.
+  status_.fail_fills_from(/*first=*/2, kCommandFailed);
+  SemaphorePtr step = make_semaphore();
+  std::vector<SemaphorePtr> done;
+  submit_chain(step.get(), &done);
+  const std::vector<size_t> queries = finish_and_count();
+  ASSERT_EQ(queries.size(), kLinks);
+  uint64_t value = 0;
+  EXPECT_EQ(query(done[0].get(), &value), HALO_STATUS_OK) << describe(queries);
+  EXPECT_EQ(value, 1u);
+  EXPECT_GT(queries[0], 0u) << describe(queries);
+  for (size_t i = 1; i < kLinks; ++i) {
+    EXPECT_EQ(query(done[i].get(), &value), HALO_STATUS_RESOURCE_EXHAUSTED)
+        << "link " << i + 1 << "; " << describe(queries);
+  }
+  EXPECT_EQ(query(step.get(), &value), HALO_STATUS_RESOURCE_EXHAUSTED);
 }
 
 }  // namespace

@@ -4,8 +4,8 @@
 // The opencl plugin's worker learns that work ended by querying its
 // completion event, and it skips the query of a submission whose end a
 // newer one shows (plugins/opencl/queue.hpp). Which queries it makes
-// depends on timing, unless the first one blocks: then every submission
-// issued meanwhile is in the worker's hands before any answer comes. Like
+// depends on timing, unless a query blocks: then every submission issued
+// meanwhile is in the worker's hands before any answer comes. Like
 // held_callback_opencl.cpp, it links the real loader, so the plugin finds
 // every other entry point there.
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <vector>
 
@@ -40,7 +41,12 @@ struct Fill {
 
 std::mutex g_mutex;
 std::condition_variable g_let_through;
+std::condition_variable g_query_held;
 bool g_holding = false;
+size_t g_held_queries = 0;
+// Recorded fills from this index on answer g_failure.
+size_t g_first_failed = SIZE_MAX;
+cl_int g_failure = CL_SUCCESS;
 // In enqueue order; each holds a reference of its event, so that no later
 // event takes its address.
 std::vector<Fill> g_fills;
@@ -54,13 +60,25 @@ clGetEventInfo(cl_event event, cl_event_info name, size_t size, void* value,
                size_t* size_ret) {
   auto get_info = real<decltype(&clGetEventInfo)>("clGetEventInfo");
   if (get_info == nullptr) return CL_OUT_OF_RESOURCES;
-  if (name == CL_EVENT_COMMAND_EXECUTION_STATUS) {
-    std::unique_lock<std::mutex> lock(g_mutex);
+  if (name != CL_EVENT_COMMAND_EXECUTION_STATUS) {
+    return get_info(event, name, size, value, size_ret);
+  }
+  std::unique_lock<std::mutex> lock(g_mutex);
+  if (g_holding) {
+    ++g_held_queries;
+    g_query_held.notify_all();
     g_let_through.wait(lock, [] { return !g_holding; });
-    for (Fill& fill : g_fills) {
-      if (fill.event == event) ++fill.status_queries;
+  }
+  for (size_t i = 0; i < g_fills.size(); ++i) {
+    if (g_fills[i].event != event) continue;
+    ++g_fills[i].status_queries;
+    if (i >= g_first_failed && value != nullptr && size >= sizeof(cl_int)) {
+      *static_cast<cl_int*>(value) = g_failure;
+      if (size_ret != nullptr) *size_ret = sizeof(cl_int);
+      return CL_SUCCESS;
     }
   }
+  lock.unlock();
   return get_info(event, name, size, value, size_ret);
 }
 
@@ -84,6 +102,18 @@ __attribute__((visibility("default"))) cl_int CL_API_CALL clEnqueueFillBuffer(
 __attribute__((visibility("default"))) void halo_test_hold_status() {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_holding = true;
+}
+
+__attribute__((visibility("default"))) void halo_test_wait_held_query() {
+  std::unique_lock<std::mutex> lock(g_mutex);
+  g_query_held.wait(lock, [] { return g_held_queries > 0; });
+}
+
+__attribute__((visibility("default"))) void halo_test_fail_fills_from(
+    size_t first, int32_t status) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_first_failed = first;
+  g_failure = status;
 }
 
 __attribute__((visibility("default"))) void halo_test_let_status_through() {
@@ -118,6 +148,9 @@ __attribute__((visibility("default"))) void halo_test_forget_fills() {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     fills.swap(g_fills);
+    g_held_queries = 0;
+    g_first_failed = SIZE_MAX;
+    g_failure = CL_SUCCESS;
   }
   for (const Fill& fill : fills) {
     if (release != nullptr) release(fill.event);

@@ -1,12 +1,14 @@
 // The controls of held_status_opencl.cpp, an OpenCL library for the tests
 // that holds back every answer to a query of a command's execution status
-// until the test lets them through, and counts the queries of each fill
-// enqueued meanwhile. The plugin loads the library (named by
-// HALO_OPENCL_LIBRARY); a test finds these functions in it with dlsym.
+// until the test lets them through, counts the queries of each fill
+// enqueued meanwhile, and can answer for some of them with a failure. The
+// plugin loads the library (named by HALO_OPENCL_LIBRARY); a test finds
+// these functions in it with dlsym.
 #ifndef HALO_TESTS_OPENCL_HELD_STATUS_OPENCL_HPP_
 #define HALO_TESTS_OPENCL_HELD_STATUS_OPENCL_HPP_
 
 #include <cstddef>
+#include <cstdint>
 
 extern "C" {
 
@@ -14,6 +16,13 @@ extern "C" {
 // until halo_test_let_status_through, and the events of clEnqueueFillBuffer
 // are recorded, in enqueue order, each with a reference of the library's.
 void halo_test_hold_status();
+// Blocks until some thread is blocked in a held status query.
+void halo_test_wait_held_query();
+// Queries of the status of recorded fill |first| and every later one
+// answer |status| (a negative cl_int: a command that failed) once let
+// through, as an implementation answers for a failed command and the
+// commands waiting on it.
+void halo_test_fail_fills_from(size_t first, int32_t status);
 // Waits (clWaitForEvents, no status query) until every recorded fill has
 // completed, then lets every held and later status query through.
 void halo_test_let_status_through();
@@ -21,7 +30,7 @@ void halo_test_let_status_through();
 size_t halo_test_recorded_fills();
 // How many times the status of recorded fill |index| was queried.
 size_t halo_test_status_queries(size_t index);
-// Releases the recorded fills and forgets them.
+// Releases the recorded fills, forgets them and fails no more.
 void halo_test_forget_fills();
 
 }  // extern "C"
