@@ -13,7 +13,6 @@
 #include "held_callback_opencl.hpp"
 
 #include <CL/cl.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -21,20 +20,13 @@
 #include <thread>
 #include <vector>
 
+#include "loader_entry.hpp"
+
 namespace {
 
-constexpr char kLoader[] = "libOpenCL.so.1";
+using halo_opencl_test::loader_entry;
 
 using Notify = void(CL_CALLBACK*)(cl_event, cl_int, void*);
-
-// Returns the ICD loader's |name|, or NULL: the loader is this library's
-// own dependency, so it is loaded already.
-template <class Function>
-Function real(const char* name) {
-  void* loader = dlopen(kLoader, RTLD_NOW | RTLD_NOLOAD);
-  return loader != nullptr ? reinterpret_cast<Function>(dlsym(loader, name))
-                           : nullptr;
-}
 
 // A callback held back, and what the device said about its command.
 struct Held {
@@ -67,9 +59,9 @@ extern "C" {
 __attribute__((visibility("default"))) cl_int CL_API_CALL
 clSetEventCallback(cl_event event, cl_int type, Notify notify,
                    void* user_data) {
-  auto set_callback = real<decltype(&clSetEventCallback)>("clSetEventCallback");
-  auto retain = real<decltype(&clRetainEvent)>("clRetainEvent");
-  auto release = real<decltype(&clReleaseEvent)>("clReleaseEvent");
+  auto set_callback = loader_entry<decltype(&clSetEventCallback)>("clSetEventCallback");
+  auto retain = loader_entry<decltype(&clRetainEvent)>("clRetainEvent");
+  auto release = loader_entry<decltype(&clReleaseEvent)>("clReleaseEvent");
   if (set_callback == nullptr || retain == nullptr || release == nullptr) {
     return CL_OUT_OF_RESOURCES;
   }
@@ -117,7 +109,7 @@ __attribute__((visibility("default"))) void halo_test_deliver_held_callbacks(
     g_holding = false;
   }
   if (reversed) std::reverse(held.begin(), held.end());
-  auto release = real<decltype(&clReleaseEvent)>("clReleaseEvent");
+  auto release = loader_entry<decltype(&clReleaseEvent)>("clReleaseEvent");
   // On a thread of the library's own, as an implementation delivers them.
   std::thread([&] {
     for (Held* callback : held) {

@@ -14,25 +14,17 @@
 #include "held_status_opencl.hpp"
 
 #include <CL/cl.h>
-#include <dlfcn.h>
 
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <vector>
 
+#include "loader_entry.hpp"
+
 namespace {
 
-constexpr char kLoader[] = "libOpenCL.so.1";
-
-// Returns the ICD loader's |name|, or NULL: the loader is this library's
-// own dependency, so it is loaded already.
-template <class Function>
-Function real(const char* name) {
-  void* loader = dlopen(kLoader, RTLD_NOW | RTLD_NOLOAD);
-  return loader != nullptr ? reinterpret_cast<Function>(dlsym(loader, name))
-                           : nullptr;
-}
+using halo_opencl_test::loader_entry;
 
 struct Fill {
   cl_event event = nullptr;
@@ -58,7 +50,7 @@ extern "C" {
 __attribute__((visibility("default"))) cl_int CL_API_CALL
 clGetEventInfo(cl_event event, cl_event_info name, size_t size, void* value,
                size_t* size_ret) {
-  auto get_info = real<decltype(&clGetEventInfo)>("clGetEventInfo");
+  auto get_info = loader_entry<decltype(&clGetEventInfo)>("clGetEventInfo");
   if (get_info == nullptr) return CL_OUT_OF_RESOURCES;
   if (name != CL_EVENT_COMMAND_EXECUTION_STATUS) {
     return get_info(event, name, size, value, size_ret);
@@ -86,8 +78,8 @@ __attribute__((visibility("default"))) cl_int CL_API_CALL clEnqueueFillBuffer(
     cl_command_queue queue, cl_mem buffer, const void* pattern,
     size_t pattern_size, size_t offset, size_t size, cl_uint wait_count,
     const cl_event* waits, cl_event* event) {
-  auto fill = real<decltype(&clEnqueueFillBuffer)>("clEnqueueFillBuffer");
-  auto retain = real<decltype(&clRetainEvent)>("clRetainEvent");
+  auto fill = loader_entry<decltype(&clEnqueueFillBuffer)>("clEnqueueFillBuffer");
+  auto retain = loader_entry<decltype(&clRetainEvent)>("clRetainEvent");
   if (fill == nullptr || retain == nullptr) return CL_OUT_OF_RESOURCES;
   cl_int code = fill(queue, buffer, pattern, pattern_size, offset, size,
                      wait_count, waits, event);
@@ -117,7 +109,7 @@ __attribute__((visibility("default"))) void halo_test_fail_fills_from(
 }
 
 __attribute__((visibility("default"))) void halo_test_let_status_through() {
-  auto wait = real<decltype(&clWaitForEvents)>("clWaitForEvents");
+  auto wait = loader_entry<decltype(&clWaitForEvents)>("clWaitForEvents");
   std::vector<cl_event> events;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -143,7 +135,7 @@ __attribute__((visibility("default"))) size_t halo_test_status_queries(
 }
 
 __attribute__((visibility("default"))) void halo_test_forget_fills() {
-  auto release = real<decltype(&clReleaseEvent)>("clReleaseEvent");
+  auto release = loader_entry<decltype(&clReleaseEvent)>("clReleaseEvent");
   std::vector<Fill> fills;
   {
     std::lock_guard<std::mutex> lock(g_mutex);

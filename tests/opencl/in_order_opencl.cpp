@@ -18,25 +18,18 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #endif
 #include <CL/cl.h>
-#include <dlfcn.h>
 
 #include <cstddef>
 
+#include "loader_entry.hpp"
+
 namespace {
 
-constexpr char kLoader[] = "libOpenCL.so.1";
+using halo_opencl_test::loader_entry;
+
 // The most properties (name and value pairs) a queue may be given here.
 constexpr size_t kMaxProperties = 16;
 constexpr cl_bitfield kOutOfOrder = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
-
-// Returns the ICD loader's |name|, or NULL: the loader is this library's
-// own dependency, so it is loaded already.
-template <class Function>
-Function real(const char* name) {
-  void* loader = dlopen(kLoader, RTLD_NOW | RTLD_NOLOAD);
-  return loader != nullptr ? reinterpret_cast<Function>(dlsym(loader, name))
-                           : nullptr;
-}
 
 cl_command_queue refuse(cl_int* errcode_ret) {
   if (errcode_ret != nullptr) *errcode_ret = CL_OUT_OF_RESOURCES;
@@ -51,7 +44,7 @@ __attribute__((visibility("default"))) cl_command_queue CL_API_CALL
 clCreateCommandQueue(cl_context context, cl_device_id device,
                      cl_command_queue_properties properties,
                      cl_int* errcode_ret) {
-  auto create = real<decltype(&clCreateCommandQueue)>("clCreateCommandQueue");
+  auto create = loader_entry<decltype(&clCreateCommandQueue)>("clCreateCommandQueue");
   if (create == nullptr) return refuse(errcode_ret);
   return create(context, device, properties & ~kOutOfOrder, errcode_ret);
 }
@@ -60,7 +53,7 @@ __attribute__((visibility("default"))) cl_command_queue CL_API_CALL
 clCreateCommandQueueWithProperties(cl_context context, cl_device_id device,
                                    const cl_queue_properties* properties,
                                    cl_int* errcode_ret) {
-  auto create = real<decltype(&clCreateCommandQueueWithProperties)>(
+  auto create = loader_entry<decltype(&clCreateCommandQueueWithProperties)>(
       "clCreateCommandQueueWithProperties");
   if (create == nullptr) return refuse(errcode_ret);
   // The same list, with the out-of-order bit of CL_QUEUE_PROPERTIES clear.
