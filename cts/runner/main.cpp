@@ -35,12 +35,16 @@ uint64_t case_seed(uint64_t seed, const std::string& name, int repetition) {
   return z ^ (z >> 31);
 }
 
-bool matches_filters(const Options& options, const char* name) {
-  if (options.filters.empty()) return true;
-  for (const auto& glob : options.filters) {
+bool matches_any(const std::vector<std::string>& globs, const char* name) {
+  for (const auto& glob : globs) {
     if (fnmatch(glob.c_str(), name, 0) == 0) return true;
   }
   return false;
+}
+
+bool matches_filters(const Options& options, const char* name) {
+  if (matches_any(options.skips, name)) return false;
+  return options.filters.empty() || matches_any(options.filters, name);
 }
 
 // A plugin to certify: how it was named, its name, the device under test
@@ -295,11 +299,15 @@ int list_cases(const Options& options) {
   return 0;
 }
 
-// The filters as given, for messages ("--filter 'a.*' --filter 'b'").
+// The filters and skips as given, for messages ("--filter 'a.*' --skip
+// a.b").
 std::string filter_arguments(const Options& options) {
   std::string text;
   for (const auto& glob : options.filters) {
     text += (text.empty() ? "--filter " : " --filter ") + shell_quote(glob);
+  }
+  for (const auto& glob : options.skips) {
+    text += (text.empty() ? "--skip " : " --skip ") + shell_quote(glob);
   }
   return text;
 }
@@ -327,7 +335,8 @@ Outcome run_failure(const char* name, const std::string& reason,
   o.reason = reason;
   o.seed = options.seed;
   o.command = plugins_command(options);
-  if (!options.filters.empty()) o.command += " " + filter_arguments(options);
+  const std::string filters = filter_arguments(options);
+  if (!filters.empty()) o.command += " " + filters;
   o.started_at = std::chrono::system_clock::now();
   return o;
 }
@@ -340,6 +349,7 @@ RunInfo run_info(const Options& options, const std::string& command) {
   info.command = command;
   info.plugins = options.plugins;
   info.filters = options.filters;
+  info.skips = options.skips;
   info.device = options.device;
   info.seed = options.seed;
   info.case_seed = options.has_case_seed ? std::to_string(options.case_seed) : "";
@@ -457,6 +467,9 @@ int main(int argc, char** argv) {
                  "plugin name or path to a manifest/.so (repeatable; default: "
                  "every loaded plugin)");
   app.add_option("--filter", options.filters, "glob on case names (repeatable)");
+  app.add_option("--skip", options.skips,
+                 "glob on case names not to run, whatever --filter selects "
+                 "(repeatable)");
   app.add_flag("--list", options.list, "list the cases and exit");
   app.add_option("--jobs,-j", options.jobs, "cases run at once")->check(CLI::PositiveNumber);
   app.add_option("--timeout", options.timeout_s, "seconds per case before a hard kill")

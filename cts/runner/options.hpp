@@ -13,6 +13,8 @@ namespace halo::cts {
 struct Options {
   std::vector<std::string> plugins;  // Names or paths; empty: every loaded one.
   std::vector<std::string> filters;  // Globs on case names; empty: all.
+  // Globs of cases not to run, whatever |filters| select.
+  std::vector<std::string> skips;
   bool list = false;
   int jobs = 1;
   double timeout_s = 60;

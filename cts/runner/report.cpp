@@ -77,6 +77,7 @@ Json run_record(const RunInfo& info) {
           {"device_index", info.device},
           {"peer", info.peer},
           {"filters", info.filters},
+          {"skips", info.skips},
           {"seed", std::to_string(info.seed)},
           {"case_seed", info.case_seed},
           {"repeat", info.repeat},

@@ -49,6 +49,7 @@ struct RunInfo {
   std::string command;       // The runner's command line.
   std::vector<std::string> plugins;  // --plugin as given; empty: every one.
   std::vector<std::string> filters;
+  std::vector<std::string> skips;
   size_t device = 0;
   uint64_t seed = 0;
   std::string case_seed;  // --case-seed in decimal, or "" when not given.

@@ -3,8 +3,9 @@
 # expectations (an expected failure is not a failure; --verify-expectations
 # fails a stale entry; an entry without a reason is refused), JUnit output
 # that parses, --repeat/--seed that derive reproducible per-case seeds, the
-# reproduce command (with the exact timeout), --list with filters, an unknown
-# plugin, no plugin at all, and verdicts the runner cannot trust.
+# reproduce command (with the exact timeout), --list with filters and
+# skips, an unknown plugin, no plugin at all, and verdicts the runner cannot
+# trust.
 #
 #   check_cts_runner.sh HALO_CTS BROKEN_PLUGIN SCRATCH_DIR BAD_DEVICE_PLUGIN EXIT_PLUGIN
 # BROKEN_PLUGIN is the variant whose signal accepts lower values;
@@ -91,6 +92,19 @@ listed=$("$cts" --list --filter 'semaphore.query.*' | wc -l)
 total=$("$cts" --list | wc -l)
 [[ $listed -ge 1 && $listed -lt $total ]]
 check "--list --filter lists a subset ($listed of $total)" $?
+
+# 5b. --skip leaves its cases out of what --filter selects, and a run it
+# leaves with no case fails, naming it.
+kept=$("$cts" --list --filter 'semaphore.query.*' --skip 'semaphore.query.stable' | wc -l)
+"$cts" --list --filter 'semaphore.query.*' --skip 'semaphore.query.stable' |
+  grep -q '^semaphore\.query\.stable '
+[[ $? -ne 0 && $kept -eq $((listed - 1)) ]]
+check "--skip leaves its case out of --list ($kept of $listed)" $?
+"$cts" --plugin cpu --filter 'semaphore.query.stable' --skip 'semaphore.query.*' \
+  >"$scratch/skip.log" 2>&1
+[[ $? -ne 0 ]] && grep -Fq "no case matches --filter semaphore.query.stable --skip 'semaphore.query.*'" \
+  "$scratch/skip.log"
+check "a run --skip leaves with no case fails and names the skip" $?
 
 # 6. An unknown plugin is an error with the counts line, not a silent pass.
 "$cts" --plugin no_such_plugin >"$scratch/unknown.log" 2>&1
