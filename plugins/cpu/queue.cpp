@@ -38,6 +38,7 @@ void Queue::destroy(Queue* queue) noexcept {
 halo_status_t Queue::execute(halo_device_t* device,
                              const halo_queue_execute_info_t* info) noexcept {
   HALO_SDK_RETURN_IF_ERROR(sdk::check_single_queue_affinity(host_, *info));
+  returned_allocations_.free_all();
   const size_t count = info->command_buffer_count;
   HALO_SDK_RETURN_IF_ERROR(
       acquire_command_buffers(host_, device, count, info->command_buffers));
@@ -71,7 +72,7 @@ void Queue::process(void* queue_pointer, sdk::Submission* base) noexcept {
   submission->complete();
   queue->in_flight_.retire(submission);
   // Possibly the device's last reference, which destroys this queue.
-  sdk::Submission::destroy(submission);
+  sdk::Submission::destroy(submission, &queue->returned_allocations_);
 }
 
 }  // namespace halo::cpu

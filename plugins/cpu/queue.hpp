@@ -9,6 +9,7 @@
 #include "halo/sdk/completion_worker.hpp"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/in_flight_tracker.hpp"
+#include "halo/sdk/returned_allocations.hpp"
 #include "halo/sdk/submission.hpp"
 
 namespace halo::cpu {
@@ -57,7 +58,10 @@ class Queue {
 
   // Use create; public only so that the host allocator can construct it.
   Queue(sdk::Host host, WorkerPool* pool) noexcept
-      : host_(host), pool_(pool), worker_(&Queue::process, this) {}
+      : host_(host),
+        pool_(pool),
+        returned_allocations_(host),
+        worker_(&Queue::process, this) {}
 
  private:
   static void on_ready(sdk::Submission* submission) noexcept;
@@ -66,6 +70,9 @@ class Queue {
   sdk::Host host_;
   WorkerPool* const pool_;
   sdk::InFlightTracker in_flight_;
+  // Finished submissions' memory, freed by the next submitting thread;
+  // before the worker, so destroyed after it has stopped.
+  sdk::ReturnedAllocations returned_allocations_;
   sdk::CompletionWorker worker_;
 };
 

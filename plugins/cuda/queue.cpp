@@ -37,6 +37,7 @@ constexpr std::chrono::microseconds kPollInterval{1};
 Queue::Queue(Device* device) noexcept
     : host_(device->host),
       device_(device),
+      returned_allocations_(device->host),
       worker_(&Queue::process, this, kWorkerIdleSpin) {}
 
 Queue* Queue::create(Device* device) {
@@ -102,6 +103,7 @@ void Queue::release_command_buffers(const halo_queue_execute_info_t& info,
 halo_status_t Queue::execute(Device* device,
                              const halo_queue_execute_info_t& info) noexcept {
   HALO_SDK_RETURN_IF_ERROR(sdk::check_single_queue_affinity(host_, info));
+  returned_allocations_.free_all();
   for (size_t i = 0; i < info.signal_count; ++i) {
     if (DeviceWaitSemaphore::from(info.signal_semaphores[i]) != nullptr) {
       return host_.make_status(HALO_STATUS_FAILED_PRECONDITION,
@@ -154,7 +156,7 @@ void Queue::process(void* queue, sdk::Submission* submission) noexcept {
   own->complete();
   self->in_flight_.retire(own);
   // Possibly the device's last reference, which destroys this queue.
-  Submission::destroy(own);
+  Submission::destroy(own, &self->returned_allocations_);
 }
 
 uint64_t Queue::mark_tail(CUevent event, halo_status_t* status) noexcept {

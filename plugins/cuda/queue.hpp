@@ -12,6 +12,7 @@
 #include "halo/sdk/completion_worker.hpp"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/in_flight_tracker.hpp"
+#include "halo/sdk/returned_allocations.hpp"
 
 namespace halo::cuda {
 
@@ -83,6 +84,9 @@ class Queue {
   CUevent poll_event_ = nullptr;
   CUevent sleep_event_ = nullptr;
   sdk::InFlightTracker in_flight_;
+  // Finished submissions' memory, freed by the next submitting thread;
+  // before the worker, so destroyed after it has stopped.
+  sdk::ReturnedAllocations returned_allocations_;
   sdk::CompletionWorker worker_;
 };
 

@@ -104,6 +104,7 @@ halo_status_t Queue::execute(Device* device,
                              const halo_queue_execute_info_t* info) noexcept {
   HALO_SDK_RETURN_IF_ERROR(sdk::check_single_queue_affinity(host_, *info));
   deferred_releases_.release_all();
+  returned_allocations_.free_all();
   HALO_SDK_RETURN_IF_ERROR(acquire_command_buffers(device, *info));
   Submission* submission = nullptr;
   halo_status_t status = sdk::guard(host_, [&] {
@@ -217,7 +218,7 @@ void Queue::process(void* queue, sdk::Submission* submission) noexcept {
   own->finish();
   self->in_flight_.retire(own);
   // Possibly the device's last reference, which destroys this queue.
-  Submission::destroy(own);
+  Submission::destroy(own, &self->returned_allocations_);
 }
 
 std::chrono::nanoseconds Queue::poll_long(void* queue) noexcept {

@@ -46,6 +46,7 @@
 #include "halo/sdk/completion_worker.hpp"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/in_flight_tracker.hpp"
+#include "halo/sdk/returned_allocations.hpp"
 
 namespace halo::cl {
 
@@ -116,6 +117,7 @@ class Queue {
         api_(api),
         completion_poll_(completion_poll),
         deferred_releases_(api),
+        returned_allocations_(host),
         worker_(&Queue::process, this, completion_poll,
                 completion_poll.count() > 0 ? &Queue::poll_long : nullptr) {}
 
@@ -163,6 +165,9 @@ class Queue {
   std::atomic<uint64_t> covered_{0};
   std::atomic<uint64_t> newest_coverer_{0};
   sdk::InFlightTracker in_flight_;
+  // Finished submissions' memory, freed by the next submitting thread;
+  // before the worker, so destroyed after it has stopped.
+  sdk::ReturnedAllocations returned_allocations_;
   sdk::CompletionWorker worker_;
 };
 

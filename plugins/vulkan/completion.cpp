@@ -103,16 +103,30 @@ bool Queue::release_finished() noexcept {
   Semaphore* dropped = dropped_head_;
   finished_head_ = nullptr;
   dropped_head_ = nullptr;
-  // From here on only locals: a finished submission holds a device
-  // reference only when it was the last one (InFlightTracker::retire), and
-  // a dropped semaphore holds one too, so either release may destroy the
-  // device and this queue. No reference of our own around the pass: that
-  // would outlive a wait_idle, and the application's release of the device
-  // after it would then leave the teardown to this thread.
+  // From here on only locals, but for the memory given back: a finished
+  // submission holds a device reference only when it was the last one
+  // (InFlightTracker::retire), and a dropped semaphore holds one too, so
+  // either release may destroy the device and this queue. No reference of
+  // our own around the pass: that would outlive a wait_idle, and the
+  // application's release of the device after it would then leave the
+  // teardown to this thread. So the submissions that hold no device
+  // reference go first, their memory given back to this queue for the next
+  // submitting thread to free; then any that holds one.
+  Submission* holding_device = nullptr;
   while (finished != nullptr) {
     Submission* next = finished->next_finished;
-    Submission::destroy(finished);
+    if (finished->device() == nullptr) {
+      Submission::destroy(finished, &returned_allocations_);
+    } else {
+      finished->next_finished = holding_device;
+      holding_device = finished;
+    }
     finished = next;
+  }
+  while (holding_device != nullptr) {
+    Submission* next = holding_device->next_finished;
+    Submission::destroy(holding_device);
+    holding_device = next;
   }
   while (dropped != nullptr) {
     Semaphore* next = dropped->next_dropped;

@@ -27,7 +27,8 @@ Queue::Queue(Device* device) noexcept
       watched_(sdk::HostAllocator<Semaphore*>(device->host)),
       watch_snapshot_(sdk::HostAllocator<Semaphore*>(device->host)),
       wait_semaphores_(sdk::HostAllocator<VkSemaphore>(device->host)),
-      wait_values_(sdk::HostAllocator<uint64_t>(device->host)) {}
+      wait_values_(sdk::HostAllocator<uint64_t>(device->host)),
+      returned_allocations_(device->host) {}
 
 Queue::~Queue() {
   if (completion_ != VK_NULL_HANDLE) {
@@ -139,6 +140,7 @@ void Queue::release_unsubmitted(const halo_queue_execute_info_t& info,
 halo_status_t Queue::execute(const halo_queue_execute_info_t* info) noexcept {
   HALO_SDK_RETURN_IF_ERROR(sdk::check_single_queue_affinity(host_, *info));
   HALO_SDK_RETURN_IF_ERROR(check_values(*info));
+  returned_allocations_.free_all();
   HALO_SDK_RETURN_IF_ERROR(acquire_command_buffers(*info));
   Submission* submission = nullptr;
   halo_status_t status = sdk::guard(host_, [&] {

@@ -35,6 +35,7 @@
 #include "halo/device.h"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/in_flight_tracker.hpp"
+#include "halo/sdk/returned_allocations.hpp"
 #include "halo/sdk/plugin_threads.hpp"
 #include "semaphore_keeper.hpp"
 #include "vulkan_api.hpp"
@@ -184,6 +185,8 @@ class Queue final : public SemaphoreKeeper {
   std::vector<uint64_t, sdk::HostAllocator<uint64_t>> wait_values_;
   Submission* finished_head_ = nullptr;
   Semaphore* dropped_head_ = nullptr;
+  // Finished submissions' memory, freed by the next submitting thread.
+  sdk::ReturnedAllocations returned_allocations_;
 
   std::atomic<bool> stopping_{false};
   sdk::PluginThreads thread_;

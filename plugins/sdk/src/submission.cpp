@@ -101,13 +101,18 @@ Submission::~Submission() {
   host_.free(failure_.load(std::memory_order_acquire));
 }
 
-void Submission::destroy(Submission* submission) noexcept {
+void Submission::destroy(Submission* submission,
+                         ReturnedAllocations* returned) noexcept {
   if (submission == nullptr) return;
   Host host = submission->host_;
   void* allocation = submission->allocation_;
   halo_device_t* device = submission->device_;
   submission->~Submission();
-  host.deallocate(allocation);
+  if (returned != nullptr) {
+    returned->give_back(allocation);
+  } else {
+    host.deallocate(allocation);
+  }
   // Last, once nothing of the submission is left: possibly the device's
   // last reference, which destroys its queue (a queue's worker may be the
   // caller; see CompletionWorker).

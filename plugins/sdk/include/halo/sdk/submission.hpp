@@ -38,6 +38,7 @@
 #include "halo/device.h"
 #include "halo/sdk/allocation_plan.hpp"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/returned_allocations.hpp"
 #include "halo/semaphore.h"
 
 namespace halo::sdk {
@@ -131,7 +132,14 @@ class Submission {
   // device last) and frees the allocation. Accepts NULL. The waits must be
   // finished (finish_waits, complete, release_resources), or never
   // registered.
-  static void destroy(Submission* submission) noexcept;
+  static void destroy(Submission* submission) noexcept {
+    destroy(submission, nullptr);
+  }
+  // The same, but the allocation goes to |returned| (NULL: freed at once),
+  // for the thread that submits next to free: call it so on a queue's
+  // completion thread (returned_allocations.hpp says why).
+  static void destroy(Submission* submission,
+                      ReturnedAllocations* returned) noexcept;
 
   // Before register_waits: the device takes wait |index| itself (or it is
   // reached), so no timepoint is registered for it.
