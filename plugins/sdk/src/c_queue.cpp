@@ -9,6 +9,7 @@
 
 #include "halo/sdk/completion_worker.hpp"
 #include "halo/sdk/in_flight_tracker.hpp"
+#include "halo/sdk/returned_allocations.hpp"
 #include "halo/sdk/submission.hpp"
 
 namespace halo::sdk {
@@ -36,7 +37,10 @@ class CSubmission final : public Submission {
 class CQueue {
  public:
   CQueue(Host host, const halo_sdk_queue_hooks_t& hooks) noexcept
-      : host_(host), hooks_(hooks), worker_(&CQueue::process, this) {}
+      : host_(host),
+        hooks_(hooks),
+        returned_allocations_(host),
+        worker_(&CQueue::process, this) {}
 
   static halo_status_t create(Host host, const halo_sdk_queue_hooks_t& hooks,
                               halo_sdk_queue_t** out_queue) noexcept {
@@ -62,6 +66,7 @@ class CQueue {
   halo_status_t execute(halo_device_t* device,
                         const halo_queue_execute_info_t& info) noexcept {
     halo_status_t status = check_single_queue_affinity(host_, info);
+    returned_allocations_.free_all();
     if (status == HALO_OK) status = claim(info);
     if (status != HALO_OK) return status;
     CSubmission* submission = nullptr;
@@ -115,12 +120,15 @@ class CQueue {
     submission->complete();
     queue->in_flight_.retire(submission);
     // Possibly the device's last reference, which destroys this queue.
-    Submission::destroy(submission);
+    Submission::destroy(submission, &queue->returned_allocations_);
   }
 
   Host host_;
   const halo_sdk_queue_hooks_t hooks_;
   InFlightTracker in_flight_;
+  // Finished submissions' memory, freed by the next submitting thread;
+  // before the worker, so destroyed after it has stopped.
+  ReturnedAllocations returned_allocations_;
   CompletionWorker worker_;
 };
 
