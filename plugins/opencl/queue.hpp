@@ -77,7 +77,10 @@ class Queue {
   // Blocks until every submission made before the call has completed and
   // released what it held (OK), or |deadline| passes (DEADLINE_EXCEEDED).
   halo_status_t wait_idle(halo_time_ns_t deadline) noexcept {
-    return in_flight_.wait_idle(host_, deadline);
+    halo_status_t status = in_flight_.wait_idle(host_, deadline);
+    // What finished has deferred its events: released here, off the worker.
+    deferred_releases_.release_all();
+    return status;
   }
 
   // Hands a submission whose outcome is decided to the worker. Short and
@@ -116,7 +119,7 @@ class Queue {
       : host_(host),
         api_(api),
         completion_poll_(completion_poll),
-        deferred_releases_(api),
+        deferred_releases_(host, api),
         returned_allocations_(host),
         worker_(&Queue::process, this, completion_poll,
                 completion_poll.count() > 0 ? &Queue::poll_long : nullptr) {}
