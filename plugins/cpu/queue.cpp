@@ -75,4 +75,8 @@ void Queue::process(void* queue_pointer, sdk::Submission* base) noexcept {
   sdk::Submission::destroy(submission, &queue->returned_allocations_);
 }
 
+void Queue::on_idle(void* queue) noexcept {
+  static_cast<Queue*>(queue)->returned_allocations_.free_all();
+}
+
 }  // namespace halo::cpu

@@ -61,17 +61,19 @@ class Queue {
       : host_(host),
         pool_(pool),
         returned_allocations_(host),
-        worker_(&Queue::process, this) {}
+        worker_(&Queue::process, this, std::chrono::nanoseconds(0),
+                /*poll=*/nullptr, &Queue::on_idle) {}
 
  private:
   static void on_ready(sdk::Submission* submission) noexcept;
   static void process(void* queue, sdk::Submission* submission) noexcept;
+  static void on_idle(void* queue) noexcept;
 
   sdk::Host host_;
   WorkerPool* const pool_;
   sdk::InFlightTracker in_flight_;
-  // Finished submissions' memory, freed by the next submitting thread;
-  // before the worker, so destroyed after it has stopped.
+  // Finished submissions' memory, freed by the next submitting thread or
+  // the idle worker; before the worker, so destroyed after it has stopped.
   sdk::ReturnedAllocations returned_allocations_;
   sdk::CompletionWorker worker_;
 };

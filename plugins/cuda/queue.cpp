@@ -38,7 +38,8 @@ Queue::Queue(Device* device) noexcept
     : host_(device->host),
       device_(device),
       returned_allocations_(device->host),
-      worker_(&Queue::process, this, kWorkerIdleSpin) {}
+      worker_(&Queue::process, this, kWorkerIdleSpin, /*poll=*/nullptr,
+              &Queue::on_idle) {}
 
 Queue* Queue::create(Device* device) {
   Queue* queue = device->host.make<Queue>(device);
@@ -224,6 +225,10 @@ halo_status_t Queue::await_tail_event(bool* work_failed) noexcept {
   HALO_CUDA_RETURN_IF_ERROR(host_, api, call, result);
   done_through_ = through;
   return HALO_OK;
+}
+
+void Queue::on_idle(void* queue) noexcept {
+  static_cast<Queue*>(queue)->returned_allocations_.free_all();
 }
 
 }  // namespace halo::cuda

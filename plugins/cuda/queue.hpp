@@ -59,6 +59,7 @@ class Queue {
   void start(Submission* submission) noexcept;
   static void on_ready(sdk::Submission* submission) noexcept;
   static void process(void* queue, sdk::Submission* submission) noexcept;
+  static void on_idle(void* queue) noexcept;
 
   // On the worker: blocks until the stream has run every submission up to
   // issue sequence |sequence|; OK, or the device's failure (new status).
@@ -84,8 +85,8 @@ class Queue {
   CUevent poll_event_ = nullptr;
   CUevent sleep_event_ = nullptr;
   sdk::InFlightTracker in_flight_;
-  // Finished submissions' memory, freed by the next submitting thread;
-  // before the worker, so destroyed after it has stopped.
+  // Finished submissions' memory, freed by the next submitting thread or
+  // the idle worker; before the worker, so destroyed after it has stopped.
   sdk::ReturnedAllocations returned_allocations_;
   sdk::CompletionWorker worker_;
 };

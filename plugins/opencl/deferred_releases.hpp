@@ -1,5 +1,6 @@
 // Events the completion worker is done with, released by the next thread
-// that submits (or waits for the queue to idle) instead of by the worker.
+// that submits (or waits for the queue to idle) instead of by the worker
+// while work flows.
 //
 // On NVIDIA's driver a clReleaseEvent on the worker while the caller
 // enqueues serialises the two on the driver's lock: timed on the H100, the
@@ -8,13 +9,17 @@
 // The submitting thread releases them just before its own enqueue, where
 // nothing waits on either. Used where the worker polls completion (GPUs).
 //
-// The worker never releases one itself, however many wait: it did once 64
-// waited, and then, behind a chain of 10,000 the caller enqueued faster
-// than the worker could land it, each of its releases waited on the
-// driver's lock, so it fell further behind and released every event from
-// then on (bench/README.md, "Where a chain link's host time goes"). What
-// waits is bounded by the submissions that finish after the queue's last
-// submission or wait_idle: the storage grows to that, once.
+// While work flows the worker never releases one itself, however many
+// wait: it did once 64 waited, and then, behind a chain of 10,000 the
+// caller enqueued faster than the worker could land it, each of its
+// releases waited on the driver's lock, so it fell further behind and
+// released every event from then on (bench/README.md, "Where a chain
+// link's host time goes"). Once the queue has been idle for
+// CompletionWorker::kIdleDelay, the worker releases what waits: the queue
+// had nothing to hand it that long, and an idle queue keeps no finished
+// work's events.
+// What waits is bounded by the submissions that finish after the queue's
+// last submission or wait_idle: the storage grows to that, once.
 #ifndef HALO_OPENCL_DEFERRED_RELEASES_HPP_
 #define HALO_OPENCL_DEFERRED_RELEASES_HPP_
 

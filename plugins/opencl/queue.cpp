@@ -236,4 +236,10 @@ std::chrono::nanoseconds Queue::poll_long(void* queue) noexcept {
   return std::chrono::nanoseconds(0);
 }
 
+void Queue::on_idle(void* queue) noexcept {
+  auto* self = static_cast<Queue*>(queue);
+  self->deferred_releases_.release_all();
+  self->returned_allocations_.free_all();
+}
+
 }  // namespace halo::cl

@@ -110,7 +110,8 @@ class Queue {
   }
 
   // Releases |event| (one reference, taken over): when the worker polls,
-  // later, on the next submitting thread (see DeferredReleases); else now.
+  // later, on the next submitting thread or the idle worker (see
+  // DeferredReleases); else now.
   void release_event(cl_event event) noexcept;
 
   // Use create; public only so that the host allocator can construct it.
@@ -122,7 +123,8 @@ class Queue {
         deferred_releases_(host, api),
         returned_allocations_(host),
         worker_(&Queue::process, this, completion_poll,
-                completion_poll.count() > 0 ? &Queue::poll_long : nullptr) {}
+                completion_poll.count() > 0 ? &Queue::poll_long : nullptr,
+                &Queue::on_idle) {}
 
  private:
   halo_status_t acquire_command_buffers(
@@ -142,6 +144,9 @@ class Queue {
   // completes it and those behind it that finished, and returns the time
   // until its next poll (0: none left).
   static std::chrono::nanoseconds poll_long(void* queue) noexcept;
+  // The worker's IdleFunction: releases what the queue keeps for the next
+  // submitting thread.
+  static void on_idle(void* queue) noexcept;
 
   sdk::Host host_;
   const Api* const api_;
@@ -168,8 +173,8 @@ class Queue {
   std::atomic<uint64_t> covered_{0};
   std::atomic<uint64_t> newest_coverer_{0};
   sdk::InFlightTracker in_flight_;
-  // Finished submissions' memory, freed by the next submitting thread;
-  // before the worker, so destroyed after it has stopped.
+  // Finished submissions' memory, freed by the next submitting thread or
+  // the idle worker; before the worker, so destroyed after it has stopped.
   sdk::ReturnedAllocations returned_allocations_;
   sdk::CompletionWorker worker_;
 };

@@ -12,6 +12,13 @@
 // Queue::destroy runs on this thread and marks it abandoned
 // (plugin_threads.hpp), and the loop returns without touching the queue
 // again.
+//
+// The memory of finished submissions is given back for the next submitting
+// thread to free (sdk::ReturnedAllocations); when nothing is in flight and
+// no submission comes for CompletionWorker::kIdleDelay, the thread frees it
+// itself, so that a queue left alone keeps none.
+#include <algorithm>
+
 #include "device.hpp"
 #include "exit_guard.hpp"
 #include "queue.hpp"
@@ -62,6 +69,7 @@ void Queue::sleep(uint64_t wake_value) noexcept {
   }
   wait_semaphores_.clear();
   wait_values_.clear();
+  bool idle = false;
   try {
     wait_semaphores_.push_back(device_->wake.semaphore());
     wait_values_.push_back(wake_value + 1);
@@ -73,6 +81,7 @@ void Queue::sleep(uint64_t wake_value) noexcept {
       // behind host signals from other threads by its 10 s timeout, out of
       // the way.)
       std::lock_guard<std::mutex> lock(schedule_mutex_);
+      idle = idle_with_memory_given_back();
       const uint64_t completion = completion_to_await();
       if (completion != 0) {
         wait_semaphores_.push_back(completion_);
@@ -96,8 +105,10 @@ void Queue::sleep(uint64_t wake_value) noexcept {
   } catch (...) {
     host_.log(HALO_LOG_LEVEL_ERROR, "queue: out of memory while waiting");
   }
-  sleep_on(static_cast<uint32_t>(wait_semaphores_.size()),
-           wait_semaphores_.data(), wait_values_.data(), UINT64_MAX);
+  const VkResult result = sleep_on(
+      static_cast<uint32_t>(wait_semaphores_.size()), wait_semaphores_.data(),
+      wait_values_.data(), idle ? kIdleDelayNs : UINT64_MAX);
+  if (idle && result == VK_TIMEOUT) returned_allocations_.free_all();
 }
 
 void Queue::sleep_sliced(uint64_t wake_value) noexcept {
@@ -111,8 +122,10 @@ void Queue::sleep_sliced(uint64_t wake_value) noexcept {
   VkSemaphore semaphore = device_->wake.semaphore();
   uint64_t value = wake_value + 1;
   uint64_t timeout = UINT64_MAX;
+  bool idle = false;
   {
     std::lock_guard<std::mutex> lock(schedule_mutex_);
+    idle = idle_with_memory_given_back();
     if (in_flight_head_ != nullptr) {
       const uint64_t completion = completion_to_await();
       semaphore =
@@ -125,7 +138,14 @@ void Queue::sleep_sliced(uint64_t wake_value) noexcept {
     std::lock_guard<std::mutex> lock(watch_mutex_);
     if (!watched_.empty()) timeout = kWaitSliceNs;
   }
-  sleep_on(1, &semaphore, &value, timeout);
+  if (idle) timeout = std::min(timeout, kIdleDelayNs);
+  if (sleep_on(1, &semaphore, &value, timeout) == VK_TIMEOUT && idle) {
+    returned_allocations_.free_all();
+  }
+}
+
+bool Queue::idle_with_memory_given_back() const noexcept {
+  return in_flight_head_ == nullptr && !returned_allocations_.empty();
 }
 
 uint64_t Queue::completion_to_await() noexcept {
@@ -160,8 +180,8 @@ uint64_t Queue::completion_to_await() noexcept {
   return value;
 }
 
-void Queue::sleep_on(uint32_t count, const VkSemaphore* semaphores,
-                     const uint64_t* values, uint64_t timeout) noexcept {
+VkResult Queue::sleep_on(uint32_t count, const VkSemaphore* semaphores,
+                         const uint64_t* values, uint64_t timeout) noexcept {
   // Not sliced: the caller already chose what to sleep on, and for how long.
   VkResult result = wait_any(device_->vkd, device_->device, /*sliced=*/false,
                              count, semaphores, values, timeout);
@@ -169,6 +189,7 @@ void Queue::sleep_on(uint32_t count, const VkSemaphore* semaphores,
     host_.log(HALO_LOG_LEVEL_ERROR, "queue: vkWaitSemaphores failed: %s (%d)",
               result_name(result), static_cast<int>(result));
   }
+  return result;
 }
 
 }  // namespace halo::vk

@@ -28,11 +28,13 @@
 #define HALO_VULKAN_QUEUE_HPP_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <vector>
 
 #include "halo/device.h"
+#include "halo/sdk/completion_worker.hpp"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/in_flight_tracker.hpp"
 #include "halo/sdk/returned_allocations.hpp"
@@ -136,9 +138,16 @@ class Queue final : public SemaphoreKeeper {
   // batch that signals only the completion semaphore, when no batch from
   // the oldest submission on does. 0 when the probe failed.
   uint64_t completion_to_await() noexcept;
+  // How long the thread sleeps idle before it frees the memory given back
+  // itself: as long as the other plugins' completion workers wait.
+  static constexpr uint64_t kIdleDelayNs =
+      std::chrono::nanoseconds(sdk::CompletionWorker::kIdleDelay).count();
+  // With schedule_mutex_ held: whether nothing is in flight and memory
+  // given back waits, to be freed if the sleep ends with no wake.
+  bool idle_with_memory_given_back() const noexcept;
   // vkWaitSemaphores(ANY) over |count| pairs; logs a failure.
-  void sleep_on(uint32_t count, const VkSemaphore* semaphores,
-                const uint64_t* values, uint64_t timeout) noexcept;
+  VkResult sleep_on(uint32_t count, const VkSemaphore* semaphores,
+                    const uint64_t* values, uint64_t timeout) noexcept;
 
   Device* const device_;
   sdk::Host host_;
@@ -185,7 +194,8 @@ class Queue final : public SemaphoreKeeper {
   std::vector<uint64_t, sdk::HostAllocator<uint64_t>> wait_values_;
   Submission* finished_head_ = nullptr;
   Semaphore* dropped_head_ = nullptr;
-  // Finished submissions' memory, freed by the next submitting thread.
+  // Finished submissions' memory, freed by the next submitting thread, or
+  // by the notification thread once the queue is idle (kIdleDelayNs).
   sdk::ReturnedAllocations returned_allocations_;
 
   std::atomic<bool> stopping_{false};

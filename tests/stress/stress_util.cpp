@@ -13,7 +13,8 @@ std::string describe(halo_status_t status) {
   return text;
 }
 
-halo_status_t create_build_tree_registry(halo_registry_t** out_registry) {
+halo_status_t create_build_tree_registry(halo_registry_t** out_registry,
+                                         const halo_allocator_t* allocator) {
   const char* paths[] = {HALO_TEST_MANIFEST_DIR};
   halo_registry_options_t options = {};
   options.struct_size = sizeof(options);
@@ -21,6 +22,7 @@ halo_status_t create_build_tree_registry(halo_registry_t** out_registry) {
                   HALO_REGISTRY_FLAG_IGNORE_ENVIRONMENT;
   options.plugin_path_count = 1;
   options.plugin_paths = paths;
+  options.allocator = allocator;
   return halo_registry_create(&options, out_registry);
 }
 

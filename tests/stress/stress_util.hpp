@@ -28,8 +28,11 @@ std::string describe(halo_status_t status);
   } while (0)
 
 // Creates a registry of exactly the build tree's plugins (no environment, no
-// system folders), so the tests see the plugins this build made.
-halo_status_t create_build_tree_registry(halo_registry_t** out_registry);
+// system folders), so the tests see the plugins this build made; with
+// |allocator| as its host allocator when not NULL.
+halo_status_t create_build_tree_registry(
+    halo_registry_t** out_registry,
+    const halo_allocator_t* allocator = nullptr);
 
 // The first device of each driver that has one, as driver name and the
 // registry-wide device index.

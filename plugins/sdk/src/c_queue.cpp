@@ -40,7 +40,8 @@ class CQueue {
       : host_(host),
         hooks_(hooks),
         returned_allocations_(host),
-        worker_(&CQueue::process, this) {}
+        worker_(&CQueue::process, this, std::chrono::nanoseconds(0),
+                /*poll=*/nullptr, &CQueue::on_idle) {}
 
   static halo_status_t create(Host host, const halo_sdk_queue_hooks_t& hooks,
                               halo_sdk_queue_t** out_queue) noexcept {
@@ -123,11 +124,15 @@ class CQueue {
     Submission::destroy(submission, &queue->returned_allocations_);
   }
 
+  static void on_idle(void* self) noexcept {
+    static_cast<CQueue*>(self)->returned_allocations_.free_all();
+  }
+
   Host host_;
   const halo_sdk_queue_hooks_t hooks_;
   InFlightTracker in_flight_;
-  // Finished submissions' memory, freed by the next submitting thread;
-  // before the worker, so destroyed after it has stopped.
+  // Finished submissions' memory, freed by the next submitting thread or
+  // the idle worker; before the worker, so destroyed after it has stopped.
   ReturnedAllocations returned_allocations_;
   CompletionWorker worker_;
 };

@@ -65,6 +65,7 @@ void CompletionWorker::run() noexcept {
         if (PluginThreads::current_thread_abandoned()) return;
       }
       lock.lock();
+      idle_owed_ = idle_ != nullptr;
       if (poll_ != nullptr) poll();
       continue;
     }
@@ -82,6 +83,10 @@ void CompletionWorker::run() noexcept {
       spin_for_work(lock);
       if (head_ != nullptr || stopping_) continue;
     }
+    if (idle_owed_) {
+      idle_after_work(lock);
+      continue;
+    }
     work_ready_.wait(lock);
   }
 }
@@ -91,6 +96,18 @@ void CompletionWorker::spin_for_work(
   lock.unlock();
   spin_until(idle_spin_, std::chrono::nanoseconds(0),
              [&] { return has_work_.load(std::memory_order_acquire); });
+  lock.lock();
+}
+
+void CompletionWorker::idle_after_work(
+    std::unique_lock<std::mutex>& lock) noexcept {
+  if (work_ready_.wait_for(lock, kIdleDelay,
+                           [&] { return head_ != nullptr || stopping_; })) {
+    return;  // Still owed: the next idle time pays it.
+  }
+  idle_owed_ = false;
+  lock.unlock();
+  idle_(owner_);
   lock.lock();
 }
 

@@ -16,6 +16,12 @@
 // between takes, and while idle at the times the poll asks for, it calls
 // the owner's PollFunction, so that such work never holds up the
 // submissions posted behind it.
+//
+// And a worker may let its owner let go of what it keeps for the next
+// submitting thread (memory given back, objects released later): once it
+// has processed work and then been idle for kIdleDelay, it calls the
+// owner's IdleFunction, so that a queue that went quiet holds nothing for
+// long, while a busy one never meets the worker in those releases.
 #ifndef HALO_SDK_COMPLETION_WORKER_HPP_
 #define HALO_SDK_COMPLETION_WORKER_HPP_
 
@@ -38,20 +44,28 @@ class CompletionWorker {
   // wants to run again, or 0 while it has nothing to poll (then it runs
   // after the next take).
   using PollFunction = std::chrono::nanoseconds (*)(void* owner) noexcept;
+  // Runs on the worker thread once after work was processed, when nothing
+  // was posted nor polled for kIdleDelay since.
+  using IdleFunction = void (*)(void* owner) noexcept;
+
+  // Long beside a busy queue's gaps between submissions (microseconds),
+  // short beside how long an application may leave a queue alone.
+  static constexpr std::chrono::milliseconds kIdleDelay{1};
 
   // |idle_spin|: how long the thread looks for new work before it sleeps
   // once the queue is empty. 0 (the default) sleeps at once. A short spin
   // keeps a busy queue's submitters from paying a futex wake-up for every
   // hand-over, at the price of a core for that long after the last one.
-  // |poll|: see PollFunction; NULL for none.
-  CompletionWorker(ProcessFunction process, void* owner,
-                   std::chrono::nanoseconds idle_spin =
-                       std::chrono::nanoseconds(0),
-                   PollFunction poll = nullptr) noexcept
+  // |poll|: see PollFunction; |idle|: see IdleFunction; NULL for none.
+  CompletionWorker(
+      ProcessFunction process, void* owner,
+      std::chrono::nanoseconds idle_spin = std::chrono::nanoseconds(0),
+      PollFunction poll = nullptr, IdleFunction idle = nullptr) noexcept
       : process_(process),
         owner_(owner),
         idle_spin_(idle_spin),
-        poll_(poll) {}
+        poll_(poll),
+        idle_(idle) {}
   CompletionWorker(const CompletionWorker&) = delete;
   CompletionWorker& operator=(const CompletionWorker&) = delete;
 
@@ -75,11 +89,15 @@ class CompletionWorker {
   // Spins for up to idle_spin_ until work is posted. Called and returns
   // with |lock| held; releases it meanwhile.
   void spin_for_work(std::unique_lock<std::mutex>& lock) noexcept;
+  // Waits kIdleDelay for work; if none comes, calls idle_. Called and
+  // returns with |lock| held.
+  void idle_after_work(std::unique_lock<std::mutex>& lock) noexcept;
 
   const ProcessFunction process_;
   void* const owner_;
   const std::chrono::nanoseconds idle_spin_;
   const PollFunction poll_;
+  const IdleFunction idle_;
   // Set while the queue holds work, or once the worker is to stop, so that
   // a spin needs no lock and ends as soon as either happens.
   std::atomic<bool> has_work_{false};
@@ -88,6 +106,8 @@ class CompletionWorker {
   Submission* head_ = nullptr;
   Submission* tail_ = nullptr;
   bool stopping_ = false;
+  // Work was processed since idle_ last ran (worker only).
+  bool idle_owed_ = false;
   PluginThreads thread_;
 };
 

@@ -10,7 +10,9 @@
 // allocates inside every enqueue, in that same arena, and it then slept on
 // that lock (bench/README.md, "Where a chain link's host time goes"). Given
 // back, each block is freed by a submitting thread, which allocates the
-// next submission from what it just freed.
+// next submission from what it just freed; or by the queue's own thread
+// once the queue has been idle a while (CompletionWorker::IdleFunction), so
+// that a queue nobody submits to keeps none.
 #ifndef HALO_SDK_RETURNED_ALLOCATIONS_HPP_
 #define HALO_SDK_RETURNED_ALLOCATIONS_HPP_
 
@@ -36,9 +38,14 @@ class ReturnedAllocations {
   // Frees every block given back; one atomic load when there is none.
   // Thread-safe, lock-free.
   void free_all() noexcept;
+  // Whether no block waits. Lock-free.
+  bool empty() const noexcept {
+    return head_.load(std::memory_order_relaxed) == nullptr;
+  }
 
  private:
-  // Bounds the memory kept for a queue nobody submits to any more.
+  // Bounds the memory kept while nobody submits and the queue's thread,
+  // still busy, has not freed it yet.
   static constexpr size_t kCapacity = 256;
 
   // The first bytes of a block given back.
