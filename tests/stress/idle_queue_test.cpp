@@ -119,17 +119,8 @@ class RecordingAllocator {
 void run_burst(halo_device_t* device, halo_semaphore_t* semaphore,
                uint64_t first) {
   for (uint64_t value = first; value < first + kBurst; ++value) {
-    const uint64_t wait_value = value - 1;
-    halo_queue_execute_info_t info = {};
-    info.struct_size = sizeof(info);
-    info.affinity = HALO_QUEUE_AFFINITY_ANY;
-    info.wait_count = 1;
-    info.wait_semaphores = &semaphore;
-    info.wait_values = &wait_value;
-    info.signal_count = 1;
-    info.signal_semaphores = &semaphore;
-    info.signal_values = &value;
-    STRESS_ASSERT_OK(halo_device_queue_execute(device, &info));
+    STRESS_ASSERT_OK(
+        execute(device, semaphore, value - 1, {semaphore}, {value}));
   }
   STRESS_ASSERT_OK(halo_semaphore_wait(semaphore, first + kBurst - 1,
                                        halo_deadline_after_ns(60'000'000'000)));

@@ -26,6 +26,22 @@ halo_status_t create_build_tree_registry(halo_registry_t** out_registry,
   return halo_registry_create(&options, out_registry);
 }
 
+halo_status_t execute(halo_device_t* device, halo_semaphore_t* wait,
+                      uint64_t wait_value,
+                      std::vector<halo_semaphore_t*> signals,
+                      std::vector<uint64_t> signal_values) {
+  halo_queue_execute_info_t info = {};
+  info.struct_size = sizeof(info);
+  info.affinity = HALO_QUEUE_AFFINITY_ANY;
+  info.wait_count = 1;
+  info.wait_semaphores = &wait;
+  info.wait_values = &wait_value;
+  info.signal_count = signals.size();
+  info.signal_semaphores = signals.data();
+  info.signal_values = signal_values.data();
+  return halo_device_queue_execute(device, &info);
+}
+
 std::vector<PluginDevice> first_device_of_each_plugin(halo_registry_t* registry) {
   std::vector<PluginDevice> result;
   size_t device_count = 0;

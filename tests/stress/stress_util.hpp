@@ -34,6 +34,13 @@ halo_status_t create_build_tree_registry(
     halo_registry_t** out_registry,
     const halo_allocator_t* allocator = nullptr);
 
+// Submits a barrier on |device| waiting for (|wait|, |wait_value|) and
+// signalling each of |signals| to its value in |signal_values|.
+halo_status_t execute(halo_device_t* device, halo_semaphore_t* wait,
+                      uint64_t wait_value,
+                      std::vector<halo_semaphore_t*> signals,
+                      std::vector<uint64_t> signal_values);
+
 // The first device of each driver that has one, as driver name and the
 // registry-wide device index.
 struct PluginDevice {
