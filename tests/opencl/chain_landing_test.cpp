@@ -2,7 +2,8 @@
 // earlier one of the same queue shows that one's end, so the older one
 // lands without its completion event being asked about
 // (plugins/opencl/queue.hpp). Work that nothing newer covers, and the
-// links a failed link covers, are asked about before they land.
+// links a failed link covers, are asked about before they land. And the
+// events it is done with go once the queue is idle.
 //
 // Runs through held_status_opencl.cpp (named by HALO_OPENCL_LIBRARY) with
 // completion polled (HALO_OPENCL_COMPLETION_POLL_US). Status queries block
@@ -29,6 +30,7 @@ struct HeldStatus {
   decltype(&halo_test_let_status_through) let_through = nullptr;
   decltype(&halo_test_recorded_fills) recorded_fills = nullptr;
   decltype(&halo_test_status_queries) status_queries = nullptr;
+  decltype(&halo_test_wait_fills_released) wait_fills_released = nullptr;
   decltype(&halo_test_forget_fills) forget_fills = nullptr;
 };
 
@@ -57,13 +59,17 @@ class ChainLandingTest : public OpenClTest {
     find(library, "halo_test_let_status_through", &status_.let_through);
     find(library, "halo_test_recorded_fills", &status_.recorded_fills);
     find(library, "halo_test_status_queries", &status_.status_queries);
+    find(library, "halo_test_wait_fills_released",
+         &status_.wait_fills_released);
     find(library, "halo_test_forget_fills", &status_.forget_fills);
     dlclose(library);
-    ASSERT_TRUE(
-        status_.hold != nullptr && status_.wait_held_query != nullptr &&
-        status_.fail_fills_from != nullptr && status_.let_through != nullptr &&
-        status_.recorded_fills != nullptr &&
-        status_.status_queries != nullptr && status_.forget_fills != nullptr);
+    ASSERT_TRUE(status_.hold != nullptr && status_.wait_held_query != nullptr &&
+                status_.fail_fills_from != nullptr &&
+                status_.let_through != nullptr &&
+                status_.recorded_fills != nullptr &&
+                status_.status_queries != nullptr &&
+                status_.wait_fills_released != nullptr &&
+                status_.forget_fills != nullptr);
     // One fill a submission: its event is the submission's completion.
     buffer_ = make_buffer(256);
     fill_ = begin_command_buffer();
@@ -200,6 +206,20 @@ TEST_F(ChainLandingTest, AFailedLinkFailsOnlyItselfAndTheLinksAfterIt) {
         << "link " << i + 1 << "; " << describe(queries);
   }
   EXPECT_EQ(query(step.get(), &value), HALO_STATUS_RESOURCE_EXHAUSTED);
+}
+
+TEST_F(ChainLandingTest, AnIdleQueueReleasesTheEventsItDeferred) {
+  // The worker leaves the completion events it is done with to the next
+  // submitting thread (plugins/opencl/deferred_releases.hpp). With no next
+  // submission and no wait_idle, it releases them itself once idle.
+  SemaphorePtr step = make_semaphore();
+  std::vector<SemaphorePtr> done;
+  submit_chain(step.get(), &done);
+  status_.let_through();
+  HALO_ASSERT_OK(
+      halo_semaphore_wait(step.get(), kLinks, deadline_in_ms(20000)));
+  EXPECT_EQ(status_.wait_fills_released(20000), 0u)
+      << "completion events still held after the queue went idle";
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include <CL/cl.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -29,11 +30,18 @@ using halo_opencl_test::loader_entry;
 struct Fill {
   cl_event event = nullptr;
   size_t status_queries = 0;
+  // The references the plugin holds: the enqueue's, and its own retains
+  // less its releases. The library's own reference is not among them, nor
+  // any the implementation takes inside (PoCL's queue keeps its last
+  // command's event).
+  int64_t plugin_references = 1;
 };
 
 std::mutex g_mutex;
 std::condition_variable g_let_through;
 std::condition_variable g_query_held;
+// Notified after every clReleaseEvent of the plugin's.
+std::condition_variable g_released;
 bool g_holding = false;
 size_t g_held_queries = 0;
 // Recorded fills from this index on answer g_failure.
@@ -42,6 +50,14 @@ cl_int g_failure = CL_SUCCESS;
 // In enqueue order; each holds a reference of its event, so that no later
 // event takes its address.
 std::vector<Fill> g_fills;
+
+// Adds |change| to the plugin's references of |event| when it is a
+// recorded fill's. With g_mutex held.
+void count_plugin_reference(cl_event event, int64_t change) {
+  for (Fill& fill : g_fills) {
+    if (fill.event == event) fill.plugin_references += change;
+  }
+}
 
 }  // namespace
 
@@ -91,6 +107,29 @@ __attribute__((visibility("default"))) cl_int CL_API_CALL clEnqueueFillBuffer(
   return code;
 }
 
+__attribute__((visibility("default"))) cl_int CL_API_CALL
+clRetainEvent(cl_event event) {
+  auto retain = loader_entry<decltype(&clRetainEvent)>("clRetainEvent");
+  if (retain == nullptr) return CL_OUT_OF_RESOURCES;
+  const cl_int code = retain(event);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (code == CL_SUCCESS) count_plugin_reference(event, 1);
+  return code;
+}
+
+__attribute__((visibility("default"))) cl_int CL_API_CALL
+clReleaseEvent(cl_event event) {
+  auto release = loader_entry<decltype(&clReleaseEvent)>("clReleaseEvent");
+  if (release == nullptr) return CL_OUT_OF_RESOURCES;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  // Under the lock, so that the event is still the recorded one: the
+  // library's own reference keeps it alive.
+  const cl_int code = release(event);
+  if (code == CL_SUCCESS) count_plugin_reference(event, -1);
+  g_released.notify_all();
+  return code;
+}
+
 __attribute__((visibility("default"))) void halo_test_hold_status() {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_holding = true;
@@ -132,6 +171,20 @@ __attribute__((visibility("default"))) size_t halo_test_status_queries(
     size_t index) {
   std::lock_guard<std::mutex> lock(g_mutex);
   return index < g_fills.size() ? g_fills[index].status_queries : 0;
+}
+
+__attribute__((visibility("default"))) size_t halo_test_wait_fills_released(
+    int64_t timeout_ms) {
+  // With g_mutex held: how many recorded fills the plugin still holds.
+  const auto still_held = [] {
+    size_t held = 0;
+    for (const Fill& fill : g_fills) held += fill.plugin_references > 0;
+    return held;
+  };
+  std::unique_lock<std::mutex> lock(g_mutex);
+  g_released.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                      [&] { return still_held() == 0; });
+  return still_held();
 }
 
 __attribute__((visibility("default"))) void halo_test_forget_fills() {

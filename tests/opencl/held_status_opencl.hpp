@@ -1,7 +1,8 @@
 // The controls of held_status_opencl.cpp, an OpenCL library for the tests
 // that holds back every answer to a query of a command's execution status
 // until the test lets them through, counts the queries of each fill
-// enqueued meanwhile, and can answer for some of them with a failure. The
+// enqueued meanwhile, can answer for some of them with a failure, and
+// tells when the plugin has released their events. The
 // plugin loads the library (named by HALO_OPENCL_LIBRARY); a test finds
 // these functions in it with dlsym.
 #ifndef HALO_TESTS_OPENCL_HELD_STATUS_OPENCL_HPP_
@@ -30,6 +31,11 @@ void halo_test_let_status_through();
 size_t halo_test_recorded_fills();
 // How many times the status of recorded fill |index| was queried.
 size_t halo_test_status_queries(size_t index);
+// Waits until the plugin has released every reference it took of a
+// recorded fill's event (the enqueue's and its clRetainEvent calls, less
+// its clReleaseEvent calls), or |timeout_ms| passes; returns how many fills
+// it still holds.
+size_t halo_test_wait_fills_released(int64_t timeout_ms);
 // Releases the recorded fills, forgets them and fails no more.
 void halo_test_forget_fills();
 
