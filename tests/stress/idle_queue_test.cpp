@@ -10,7 +10,8 @@
 // records the blocks the test thread allocates inside
 // halo_device_queue_execute, and forgets each block when it is freed, on
 // any thread. After a warm-up burst (which grows the storage a queue keeps
-// for good), a second burst's blocks must be freed once its work is done,
+// for good), a second burst's blocks must be freed once its work is done
+// and retired (halo_device_wait_idle, which frees nothing a queue keeps),
 // with the test making no further call into the queue.
 #include <gtest/gtest.h>
 
@@ -114,20 +115,31 @@ class RecordingAllocator {
   uint64_t recorded_ = 0;
 };
 
-// Submits kBurst barriers signalling |semaphore| from |first| up, each
-// waiting for the one before, and waits for the last.
-void run_burst(halo_device_t* device, halo_semaphore_t* semaphore,
-               uint64_t first) {
-  for (uint64_t value = first; value < first + kBurst; ++value) {
+// Submits kBurst barriers signalling |semaphore| from |gate| + 1 up, each
+// waiting for the one before; the first waits for |gate|, which only
+// finish_burst signals, so that no submission finishes (nor is freed by the
+// next submit) before the last is made.
+void submit_burst(halo_device_t* device, halo_semaphore_t* semaphore,
+                  uint64_t gate) {
+  for (uint64_t value = gate + 1; value <= gate + kBurst; ++value) {
     STRESS_ASSERT_OK(
         execute(device, semaphore, value - 1, {semaphore}, {value}));
   }
-  STRESS_ASSERT_OK(halo_semaphore_wait(semaphore, first + kBurst - 1,
-                                       halo_deadline_after_ns(60'000'000'000)));
+}
+
+// Opens the burst's gate, waits for its last signal, and for the queue to
+// retire every submission (which frees nothing of what the queue kept).
+void finish_burst(halo_device_t* device, halo_semaphore_t* semaphore,
+                  uint64_t gate) {
+  const halo_time_ns_t deadline = halo_deadline_after_ns(60'000'000'000);
+  STRESS_ASSERT_OK(halo_semaphore_signal(semaphore, gate));
+  STRESS_ASSERT_OK(halo_semaphore_wait(semaphore, gate + kBurst, deadline));
+  STRESS_ASSERT_OK(halo_device_wait_idle(device, deadline));
 }
 
 TEST(IdleQueue, KeepsNoMemoryOfFinishedWork) {
-  RecordingAllocator recorder;
+  // Never destroyed: no plugin thread may outlive the allocator it calls.
+  static RecordingAllocator& recorder = *new RecordingAllocator;
   halo_registry_t* registry = nullptr;
   STRESS_ASSERT_OK(create_build_tree_registry(&registry, recorder.get()));
   const std::vector<PluginDevice> devices =
@@ -142,12 +154,15 @@ TEST(IdleQueue, KeepsNoMemoryOfFinishedWork) {
     STRESS_EXPECT_OK(
         halo_semaphore_create(device, 0, HALO_SEMAPHORE_FLAG_NONE, &semaphore));
     if (semaphore != nullptr) {
-      run_burst(device, semaphore, 1);
+      submit_burst(device, semaphore, 1);
+      finish_burst(device, semaphore, 1);
+      const uint64_t gate = 2 + kBurst;
       recorder.start_recording();
-      run_burst(device, semaphore, 1 + kBurst);
+      submit_burst(device, semaphore, gate);
       recorder.stop_recording();
-      EXPECT_GE(recorder.recorded(),
-                kBurst);  // One block a submission, at least.
+      // One block a submission, at least.
+      EXPECT_GE(recorder.recorded(), kBurst);
+      finish_burst(device, semaphore, gate);
       const std::vector<size_t> left =
           recorder.wait_until_at_most(kKeptForGood);
       std::string sizes;
