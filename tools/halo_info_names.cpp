@@ -78,6 +78,7 @@ std::vector<std::string> handle_type_names(halo_external_handle_type_t types) {
       {HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD, "opaque-fd"},
       {HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION, "host-allocation"},
       {HALO_EXTERNAL_HANDLE_TYPE_DMA_BUF, "dma-buf"},
+      {HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD, "host-timeline-fd"},
   };
   return bit_names(types, kTypes, std::size(kTypes));
 }

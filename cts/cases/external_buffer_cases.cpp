@@ -13,8 +13,8 @@ namespace {
 
 using namespace halo::cts;
 
-// A type bit ABI 1.3 does not define.
-constexpr halo_external_handle_type_t kUnknownType = 1u << 3;
+// A type bit the ABI does not define.
+constexpr halo_external_handle_type_t kUnknownType = kUnknownHandleType;
 
 void check_known(halo_external_handle_type_t types, const char* member) {
   CTS_ASSERT_MSG((types & ~HALO_EXTERNAL_HANDLE_TYPES_KNOWN) == 0,

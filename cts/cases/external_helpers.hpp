@@ -19,10 +19,14 @@
 
 namespace halo::cts {
 
-// Every handle type ABI 1.3 defines, in bit order.
+// Every handle type the ABI defines, in bit order.
 inline constexpr halo_external_handle_type_t kHandleTypes[] = {
     HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD, HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION,
-    HALO_EXTERNAL_HANDLE_TYPE_DMA_BUF};
+    HALO_EXTERNAL_HANDLE_TYPE_DMA_BUF, HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD};
+
+// The lowest type bit the ABI does not define.
+inline constexpr halo_external_handle_type_t kUnknownHandleType =
+    HALO_EXTERNAL_HANDLE_TYPES_KNOWN + 1;
 
 // "OPAQUE_FD" for one type, for messages.
 inline const char* handle_type_text(halo_external_handle_type_t type) {
@@ -30,6 +34,7 @@ inline const char* handle_type_text(halo_external_handle_type_t type) {
     case HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD: return "OPAQUE_FD";
     case HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION: return "HOST_ALLOCATION";
     case HALO_EXTERNAL_HANDLE_TYPE_DMA_BUF: return "DMA_BUF";
+    case HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD: return "HOST_TIMELINE_FD";
     default: return "an unknown type";
   }
 }
@@ -54,8 +59,7 @@ inline std::string handle_types_text(halo_external_handle_type_t types) {
 }
 
 inline bool is_fd_type(halo_external_handle_type_t type) {
-  return type == HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD ||
-         type == HALO_EXTERNAL_HANDLE_TYPE_DMA_BUF;
+  return type != HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
 }
 
 // The capabilities of any device (the context caches only its own).

@@ -8,8 +8,8 @@ namespace {
 
 using namespace halo::cts;
 
-// A type bit ABI 1.3 does not define.
-constexpr halo_external_handle_type_t kUnknownType = 1u << 3;
+// A type bit the ABI does not define.
+constexpr halo_external_handle_type_t kUnknownType = kUnknownHandleType;
 
 // A well-formed handle of |type| for the checks before a device's own: an fd
 // for the fd types, |memory| for HOST_ALLOCATION.

@@ -1,18 +1,19 @@
 // external.semaphore.*: semaphores exported as external handles and imported
 // again (external.h). HALO_SEMAPHORE_FLAG_EXPORTABLE needs a device that
-// exports semaphores, and only such a semaphore exports. An OPAQUE_FD names
-// the timeline itself, so an import on the same device sees every signal
-// of the original and the original every signal of the import, host or
-// queue; a failure crosses as a failure (the importer may report DATA_LOSS),
-// never as a hang; and the timeline lives while either side does.
+// exports semaphores, and only such a semaphore exports. An OPAQUE_FD or a
+// HOST_TIMELINE_FD names the timeline itself, so an import on the same
+// device sees every signal of the original and the original every signal of
+// the import, host or queue; a failure crosses as a failure (the importer
+// may report DATA_LOSS), never as a hang; and the timeline lives while
+// either side does. Each such case runs once per fd type.
 #include "external_helpers.hpp"
 
 namespace {
 
 using namespace halo::cts;
 
-// A type bit ABI 1.3 does not define.
-constexpr halo_external_handle_type_t kUnknownType = 1u << 3;
+// A type bit the ABI does not define.
+constexpr halo_external_handle_type_t kUnknownType = kUnknownHandleType;
 
 // A semaphore to export: EXPORTABLE where the device exports any type, else
 // a plain one (no semaphore of such a device can be EXPORTABLE).
@@ -87,37 +88,34 @@ HALO_CTS_CASE("external.semaphore.export_bad_arguments", kNeedSemaphores,
   CTS_ASSERT_INVALID(halo_semaphore_export(nullptr, good, &handle), "halo_semaphore_export");
 }
 
-// Skips the case unless the device both exports and imports OPAQUE_FD
+// Skips the case unless the device both exports and imports |type|
 // semaphores.
-void require_opaque_fd_round_trip(Context& ctx) {
+void require_round_trip(Context& ctx, halo_external_handle_type_t type) {
   const halo_device_capabilities_t& caps = ctx.capabilities();
-  require_type(caps.semaphore_export_types, HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD,
-               "semaphore_export_types");
-  require_type(caps.semaphore_import_types, HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD,
-               "semaphore_import_types");
+  require_type(caps.semaphore_export_types, type, "semaphore_export_types");
+  require_type(caps.semaphore_import_types, type, "semaphore_import_types");
 }
 
-// An EXPORTABLE semaphore of the device under test and its import on the
-// same device.
+// An EXPORTABLE semaphore of the device under test and its import, as
+// |type|, on the same device.
 struct SemaphorePair {
-  explicit SemaphorePair(Context& ctx) {
+  SemaphorePair(Context& ctx, halo_external_handle_type_t type) {
     original = create_semaphore(ctx.device(), 0, HALO_SEMAPHORE_FLAG_EXPORTABLE);
-    const halo_external_handle_t handle =
-        export_semaphore(original.get(), HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD);
+    const halo_external_handle_t handle = export_semaphore(original.get(), type);
     Fd fd(handle.fd);
     halo_status_t status = halo_semaphore_import(ctx.device(), &handle, imported.out());
     if (status == nullptr) fd.taken();
-    CTS_ASSERT_MSG(status == nullptr, "halo_semaphore_import of the semaphore's own OPAQUE_FD "
-                                      "returned " + take_status_text(status) + ", expected OK");
+    CTS_ASSERT_MSG(status == nullptr, std::string("halo_semaphore_import of the semaphore's own ") +
+                                          handle_type_text(type) + " returned " +
+                                          take_status_text(status) + ", expected OK");
   }
 
   SemaphoreRef original, imported;
 };
 
-HALO_CTS_CASE("external.semaphore.opaque_fd.round_trip", kNeedSemaphores | kNeedQueues,
-              "a semaphore exported as OPAQUE_FD and imported on the same device: host signals on either are seen by query and wait on the other, a queue wait on the import is released by a signal of the original, and a queue signal of the import reaches the original") {
-  require_opaque_fd_round_trip(ctx);
-  SemaphorePair pair(ctx);
+void round_trip(Context& ctx, halo_external_handle_type_t type) {
+  require_round_trip(ctx, type);
+  SemaphorePair pair(ctx, type);
   halo_semaphore_t* original = pair.original.get();
   halo_semaphore_t* imported = pair.imported.get();
   CTS_ASSERT_EQ(value_of(imported), uint64_t{0});
@@ -162,21 +160,19 @@ void check_failure_crosses(Context& ctx, halo_semaphore_t* failed, halo_semaphor
   }
 }
 
-HALO_CTS_CASE("external.semaphore.opaque_fd.failure_crosses", kNeedSemaphores | kNeedQueues,
-              "failing the original fails host waits on the import and submissions waiting on it, and failing an import fails waits on the original: a failure code, never OK or a hang") {
-  require_opaque_fd_round_trip(ctx);
-  SemaphorePair first(ctx);
+void failure_crosses(Context& ctx, halo_external_handle_type_t type) {
+  require_round_trip(ctx, type);
+  SemaphorePair first(ctx, type);
   check_failure_crosses(ctx, first.original.get(), first.imported.get(),
                         "original failed, import waited on");
-  SemaphorePair second(ctx);
+  SemaphorePair second(ctx, type);
   check_failure_crosses(ctx, second.imported.get(), second.original.get(),
                         "import failed, original waited on");
 }
 
-HALO_CTS_CASE("external.semaphore.opaque_fd.release_original_while_waiting", kNeedSemaphores | kNeedQueues,
-              "the original released while a host thread and a submission wait on the import: a signal of the import releases both") {
-  require_opaque_fd_round_trip(ctx);
-  SemaphorePair pair(ctx);
+void release_original_while_waiting(Context& ctx, halo_external_handle_type_t type) {
+  require_round_trip(ctx, type);
+  SemaphorePair pair(ctx, type);
   halo_semaphore_t* imported = pair.imported.get();
   halo_semaphore_t* out = ctx.semaphore(0);
   CTS_ASSERT_OK(queue_execute(ctx.device(), {imported}, {1}, {out}, {1}));
@@ -198,24 +194,74 @@ HALO_CTS_CASE("external.semaphore.opaque_fd.release_original_while_waiting", kNe
   CTS_ASSERT_OK(halo_semaphore_wait(out, 1, deadline_in_ms(kGenerousMs)));
 }
 
-HALO_CTS_CASE("external.semaphore.opaque_fd.failed_import_keeps_fd", kNeedSemaphores,
-              "importing /dev/null as an OPAQUE_FD semaphore fails (any code but OK) and leaves the fd open, the caller's to close") {
-  require_type(ctx.capabilities().semaphore_import_types, HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD,
-               "semaphore_import_types");
+void failed_import_keeps_fd(Context& ctx, halo_external_handle_type_t type) {
+  require_type(ctx.capabilities().semaphore_import_types, type, "semaphore_import_types");
   Fd fd(open_dev_null());
   halo_external_handle_t handle = empty_handle();
-  handle.type = HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD;
+  handle.type = type;
   handle.fd = fd.get();
   SemaphoreRef semaphore;
   halo_status_t status = halo_semaphore_import(ctx.device(), &handle, semaphore.out());
   if (status == nullptr) fd.taken();
-  CTS_ASSERT_MSG(status != nullptr,
-                 "halo_semaphore_import of /dev/null as an OPAQUE_FD returned OK, expected a failure");
+  CTS_ASSERT_MSG(status != nullptr, std::string("halo_semaphore_import of /dev/null as an ") +
+                                        handle_type_text(type) +
+                                        " returned OK, expected a failure");
   const std::string text = take_status_text(status);
   CTS_ASSERT_MSG(semaphore.get() == nullptr,
                  "halo_semaphore_import returned " + text + " but left out_semaphore non-NULL");
   CTS_ASSERT_MSG(fd_is_open(fd.get()), "halo_semaphore_import returned " + text +
                                            " and closed the caller's fd, expected it left open");
+}
+
+constexpr halo_external_handle_type_t kOpaqueFd = HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD;
+constexpr halo_external_handle_type_t kHostTimelineFd = HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD;
+
+#define ROUND_TRIP_TEXT(type)                                                                  \
+  "a semaphore exported as " type " and imported on the same device: host signals on either " \
+  "are seen by query and wait on the other, a queue wait on the import is released by a "     \
+  "signal of the original, and a queue signal of the import reaches the original"
+#define FAILURE_CROSSES_TEXT(type)                                                               \
+  "failing the original (" type ") fails host waits on the import and submissions waiting on " \
+  "it, and failing an import fails waits on the original: a failure code, never OK or a hang"
+#define RELEASE_ORIGINAL_TEXT(type)                                                        \
+  "the original (" type ") released while a host thread and a submission wait on the "   \
+  "import: a signal of the import releases both"
+#define FAILED_IMPORT_TEXT(type)                                                           \
+  "importing /dev/null as a semaphore of type " type " fails (any code but OK) and leaves the " \
+  "fd open, the caller's to close"
+
+HALO_CTS_CASE("external.semaphore.opaque_fd.round_trip", kNeedSemaphores | kNeedQueues,
+              ROUND_TRIP_TEXT("OPAQUE_FD")) {
+  round_trip(ctx, kOpaqueFd);
+}
+HALO_CTS_CASE("external.semaphore.opaque_fd.failure_crosses", kNeedSemaphores | kNeedQueues,
+              FAILURE_CROSSES_TEXT("OPAQUE_FD")) {
+  failure_crosses(ctx, kOpaqueFd);
+}
+HALO_CTS_CASE("external.semaphore.opaque_fd.release_original_while_waiting",
+              kNeedSemaphores | kNeedQueues, RELEASE_ORIGINAL_TEXT("OPAQUE_FD")) {
+  release_original_while_waiting(ctx, kOpaqueFd);
+}
+HALO_CTS_CASE("external.semaphore.opaque_fd.failed_import_keeps_fd", kNeedSemaphores,
+              FAILED_IMPORT_TEXT("OPAQUE_FD")) {
+  failed_import_keeps_fd(ctx, kOpaqueFd);
+}
+
+HALO_CTS_CASE("external.semaphore.host_timeline_fd.round_trip", kNeedSemaphores | kNeedQueues,
+              ROUND_TRIP_TEXT("HOST_TIMELINE_FD")) {
+  round_trip(ctx, kHostTimelineFd);
+}
+HALO_CTS_CASE("external.semaphore.host_timeline_fd.failure_crosses",
+              kNeedSemaphores | kNeedQueues, FAILURE_CROSSES_TEXT("HOST_TIMELINE_FD")) {
+  failure_crosses(ctx, kHostTimelineFd);
+}
+HALO_CTS_CASE("external.semaphore.host_timeline_fd.release_original_while_waiting",
+              kNeedSemaphores | kNeedQueues, RELEASE_ORIGINAL_TEXT("HOST_TIMELINE_FD")) {
+  release_original_while_waiting(ctx, kHostTimelineFd);
+}
+HALO_CTS_CASE("external.semaphore.host_timeline_fd.failed_import_keeps_fd", kNeedSemaphores,
+              FAILED_IMPORT_TEXT("HOST_TIMELINE_FD")) {
+  failed_import_keeps_fd(ctx, kHostTimelineFd);
 }
 
 }  // namespace

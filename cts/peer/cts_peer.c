@@ -122,6 +122,10 @@ static halo_status_t device_query_capabilities(halo_device_t* base,
   caps.queue_count = 1;
   caps.features = HALO_DEVICE_FEATURE_SEMAPHORES | HALO_DEVICE_FEATURE_QUEUES;
   caps.max_semaphore_value_difference = HALO_SEMAPHORE_MAX_VALUE;
+  /* Host timelines, so that a plugin that shares them is paired with a
+   * sharer. */
+  caps.semaphore_export_types = HALO_SDK_SEMAPHORE_SHARE_TYPES;
+  caps.semaphore_import_types = HALO_SDK_SEMAPHORE_SHARE_TYPES;
   peer_copy_out(out_caps, out_caps->struct_size, &caps, sizeof(caps));
   return HALO_OK;
 }
@@ -129,9 +133,15 @@ static halo_status_t device_query_capabilities(halo_device_t* base,
 static halo_status_t device_create_semaphore(halo_device_t* base, uint64_t initial_value,
                                              halo_semaphore_flags_t flags,
                                              halo_semaphore_t** out_semaphore) {
-  (void)flags;
-  return halo_sdk_semaphore_create(((cts_peer_device_t*)base)->host, base,
-                                   initial_value, out_semaphore);
+  return halo_sdk_semaphore_create_with_flags(((cts_peer_device_t*)base)->host, base,
+                                              initial_value, flags, out_semaphore);
+}
+
+static halo_status_t device_import_semaphore(halo_device_t* base,
+                                             const halo_external_handle_t* handle,
+                                             halo_semaphore_t** out_semaphore) {
+  return halo_sdk_semaphore_import(((cts_peer_device_t*)base)->host, base, handle,
+                                   out_semaphore);
 }
 
 /* Its own semaphores fully; any other plugin's from the host, through that
@@ -178,6 +188,7 @@ static const halo_device_vtable_t kDeviceVtable = {
     .queue_flush = device_queue_flush,
     .wait_semaphores = device_wait_semaphores,
     .wait_idle = device_wait_idle,
+    .import_semaphore = device_import_semaphore,
 };
 
 static halo_status_t device_create(cts_peer_driver_t* driver, halo_device_t** out_device) {

@@ -55,6 +55,7 @@ const char* handle_type_name(halo_external_handle_type_t type) {
     case HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD: return "OPAQUE_FD";
     case HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION: return "HOST_ALLOCATION";
     case HALO_EXTERNAL_HANDLE_TYPE_DMA_BUF: return "DMA_BUF";
+    case HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD: return "HOST_TIMELINE_FD";
     default: return type == 0 ? "none" : "unknown";
   }
 }

@@ -68,6 +68,9 @@ halo_device_capabilities_t describe_capabilities() {
   caps.buffer_export_types = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
   caps.buffer_import_types = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
   caps.host_allocation_alignment = kMinBufferAlignment;
+  // Semaphores are host timelines, shared through a page of memory.
+  caps.semaphore_export_types = Semaphore::kShareTypes;
+  caps.semaphore_import_types = Semaphore::kShareTypes;
   return caps;
 }
 
@@ -92,9 +95,16 @@ halo_status_t query_capabilities(halo_device_t* device,
 }
 
 halo_status_t create_semaphore(halo_device_t* device, uint64_t initial_value,
-                               halo_semaphore_flags_t,
+                               halo_semaphore_flags_t flags,
                                halo_semaphore_t** out_semaphore) {
   return Semaphore::create(Device::cast(device)->host, device, initial_value,
+                           out_semaphore, flags);
+}
+
+halo_status_t import_semaphore(halo_device_t* device,
+                               const halo_external_handle_t* handle,
+                               halo_semaphore_t** out_semaphore) {
+  return Semaphore::import(Device::cast(device)->host, device, handle,
                            out_semaphore);
 }
 
@@ -181,7 +191,7 @@ const halo_device_vtable_t Device::kVtable = {
     .create_command_buffer = &create_command_buffer,
     .create_executable = &create_executable,
     .import_buffer = &import_buffer,
-    .import_semaphore = nullptr,
+    .import_semaphore = &import_semaphore,
 };
 
 Device::Device(sdk::Host host, halo_driver_t* driver,

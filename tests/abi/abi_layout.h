@@ -22,7 +22,7 @@
 
 /* Version packing. */
 HALO_LAYOUT_ASSERT(HALO_ABI_VERSION_MAJOR == 1);
-HALO_LAYOUT_ASSERT(HALO_ABI_VERSION == 0x00010005u);
+HALO_LAYOUT_ASSERT(HALO_ABI_VERSION == 0x00010006u);
 HALO_LAYOUT_ASSERT(HALO_MAKE_VERSION(2, 3) == 0x00020003u);
 HALO_LAYOUT_ASSERT(HALO_VERSION_MAJOR(HALO_MAKE_VERSION(7, 9)) == 7);
 HALO_LAYOUT_ASSERT(HALO_VERSION_MINOR(HALO_MAKE_VERSION(7, 9)) == 9);
@@ -178,6 +178,15 @@ HALO_LAYOUT_ASSERT(offsetof(halo_external_handle_t, fd) == 8);
 HALO_LAYOUT_ASSERT(offsetof(halo_external_handle_t, flags) == 12);
 HALO_LAYOUT_ASSERT(offsetof(halo_external_handle_t, host_pointer) == 16);
 HALO_LAYOUT_ASSERT(offsetof(halo_external_handle_t, size) == 24);
+/* ABI 1.6: the shared page of a HOST_TIMELINE_FD, read by other processes
+ * and plugins built apart. */
+HALO_LAYOUT_ASSERT(HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD == 8u);
+HALO_LAYOUT_ASSERT(HALO_HOST_TIMELINE_MAGIC == 0x6c74686cu);
+HALO_LAYOUT_ASSERT(HALO_HOST_TIMELINE_VERSION == 1u);
+HALO_LAYOUT_ASSERT(sizeof(halo_host_timeline_t) == 24);
+HALO_LAYOUT_ASSERT(offsetof(halo_host_timeline_t, payload) == 8);
+HALO_LAYOUT_ASSERT(offsetof(halo_host_timeline_t, epoch) == 16);
+HALO_LAYOUT_ASSERT(offsetof(halo_host_timeline_t, waiters) == 20);
 HALO_LAYOUT_ASSERT(sizeof(halo_buffer_binding_t) == 24);
 HALO_LAYOUT_ASSERT(sizeof(halo_dispatch_params_t) == 56);
 HALO_LAYOUT_ASSERT(offsetof(halo_dispatch_params_t, executable) == 8);

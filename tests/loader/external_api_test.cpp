@@ -77,8 +77,8 @@ TEST_F(ExternalApiTest, ExportRefusesMalformedArguments) {
                 "halo_buffer_export: type 0x0 is not exactly one known");
   expect_status(halo_buffer_export(buffer, 3, &handle), HALO_STATUS_INVALID_ARGUMENT,
                 "type 0x3");
-  expect_status(halo_buffer_export(buffer, 8, &handle), HALO_STATUS_INVALID_ARGUMENT,
-                "type 0x8");
+  expect_status(halo_buffer_export(buffer, 16, &handle), HALO_STATUS_INVALID_ARGUMENT,
+                "type 0x10");
   expect_status(halo_buffer_export(buffer, HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION, nullptr),
                 HALO_STATUS_INVALID_ARGUMENT, "halo_buffer_export: out_handle is NULL");
   handle.struct_size = 8;

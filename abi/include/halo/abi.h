@@ -16,8 +16,10 @@
  * handles (external.h): export and import of buffers and semaphores; 1.4
  * added libhalo's fences and pollable wait handles (fence.h); 1.5 added
  * device-side waits across plugins: semaphores imported for device waits
- * only, and halo_semaphore_vtable_t.signal_committed (external.h). */
-#define HALO_ABI_VERSION_MINOR 5
+ * only, and halo_semaphore_vtable_t.signal_committed (external.h); 1.6
+ * added HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD, timelines shared on the
+ * host through a page of memory (external_handle.h). */
+#define HALO_ABI_VERSION_MINOR 6
 
 /* Packs a major/minor pair into one comparable 32-bit value. */
 #define HALO_MAKE_VERSION(major, minor) \

@@ -22,6 +22,12 @@
  *                    the importing device's host_allocation_alignment.
  *   DMA_BUF          a Linux dma-buf file descriptor, where a driver offers
  *                    one.
+ *   HOST_TIMELINE_FD (ABI 1.6) a file descriptor of shared memory holding a
+ *                    halo_host_timeline_t (external_handle.h): a timeline
+ *                    semaphore kept on the host, which semaphores of any
+ *                    plugin, in any process, share by following the page's
+ *                    protocol (the SDK's host semaphores do). Semaphores
+ *                    only.
  *
  * Ownership. An exported file descriptor belongs to the caller, who closes
  * it or hands it to an import. An import that returns OK owns the file

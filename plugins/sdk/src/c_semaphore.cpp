@@ -14,6 +14,22 @@ halo_status_t halo_sdk_semaphore_create(const halo_host_interface_t* host,
                                out_semaphore);
 }
 
+halo_status_t halo_sdk_semaphore_create_with_flags(
+    const halo_host_interface_t* host, halo_device_t* device,
+    uint64_t initial_value, halo_semaphore_flags_t flags,
+    halo_semaphore_t** out_semaphore) {
+  return HostSemaphore::create(Host(host), device, initial_value,
+                               out_semaphore, flags);
+}
+
+halo_status_t halo_sdk_semaphore_import(const halo_host_interface_t* host,
+                                        halo_device_t* device,
+                                        const halo_external_handle_t* handle,
+                                        halo_semaphore_t** out_semaphore) {
+  static_assert(HALO_SDK_SEMAPHORE_SHARE_TYPES == HostSemaphore::kShareTypes);
+  return HostSemaphore::import(Host(host), device, handle, out_semaphore);
+}
+
 bool halo_sdk_semaphore_is(halo_semaphore_t* semaphore) {
   return HostSemaphore::is(semaphore);
 }

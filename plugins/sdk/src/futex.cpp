@@ -14,19 +14,21 @@ namespace {
 
 constexpr int64_t kNanosecondsPerSecond = 1000000000;
 
-long futex_call(std::atomic<uint32_t>* word, int operation, uint32_t value,
+// |operation| carries FUTEX_PRIVATE_FLAG unless the word is shared.
+long futex_call(uint32_t* word, int operation, uint32_t value,
                 const struct timespec* timeout) noexcept {
   // FUTEX_BITSET_MATCH_ANY makes FUTEX_WAIT_BITSET behave like FUTEX_WAIT
   // except that its timeout is an absolute CLOCK_MONOTONIC time.
-  return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word),
-                 operation | FUTEX_PRIVATE_FLAG, value, timeout, nullptr,
+  return syscall(SYS_futex, word, operation, value, timeout, nullptr,
                  FUTEX_BITSET_MATCH_ANY);
 }
 
-}  // namespace
+uint32_t* word_of(std::atomic<uint32_t>* word) noexcept {
+  return reinterpret_cast<uint32_t*>(word);
+}
 
-bool futex_wait(std::atomic<uint32_t>* word, uint32_t expected,
-                halo_time_ns_t deadline) noexcept {
+bool wait_on(uint32_t* word, int flags, uint32_t expected,
+             halo_time_ns_t deadline) noexcept {
   if (deadline == HALO_DEADLINE_INFINITE_PAST || deadline < 0) return false;
   struct timespec absolute = {};
   const struct timespec* timeout = nullptr;
@@ -35,7 +37,8 @@ bool futex_wait(std::atomic<uint32_t>* word, uint32_t expected,
     absolute.tv_nsec = static_cast<long>(deadline % kNanosecondsPerSecond);
     timeout = &absolute;
   }
-  long result = futex_call(word, FUTEX_WAIT_BITSET, expected, timeout);
+  long result =
+      futex_call(word, FUTEX_WAIT_BITSET | flags, expected, timeout);
   if (result == 0) return true;
   switch (errno) {
     case ETIMEDOUT:
@@ -51,12 +54,28 @@ bool futex_wait(std::atomic<uint32_t>* word, uint32_t expected,
   }
 }
 
+}  // namespace
+
+bool futex_wait(std::atomic<uint32_t>* word, uint32_t expected,
+                halo_time_ns_t deadline) noexcept {
+  return wait_on(word_of(word), FUTEX_PRIVATE_FLAG, expected, deadline);
+}
+
 void futex_wake_all(std::atomic<uint32_t>* word) noexcept {
-  futex_call(word, FUTEX_WAKE, INT_MAX, nullptr);
+  futex_call(word_of(word), FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, nullptr);
 }
 
 void futex_wake_one(std::atomic<uint32_t>* word) noexcept {
-  futex_call(word, FUTEX_WAKE, 1, nullptr);
+  futex_call(word_of(word), FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, nullptr);
+}
+
+bool futex_wait_shared(uint32_t* word, uint32_t expected,
+                       halo_time_ns_t deadline) noexcept {
+  return wait_on(word, 0, expected, deadline);
+}
+
+void futex_wake_all_shared(uint32_t* word) noexcept {
+  futex_call(word, FUTEX_WAKE, INT_MAX, nullptr);
 }
 
 halo_time_ns_t monotonic_now_ns() noexcept {

@@ -1,5 +1,8 @@
 #include "halo/sdk/host_semaphore.hpp"
 
+#include <unistd.h>
+
+#include "halo/sdk/external.hpp"
 #include "halo/sdk/semaphore_vtable.hpp"
 
 namespace halo::sdk {
@@ -13,15 +16,101 @@ HostSemaphore::HostSemaphore(Host host, halo_device_t* device,
   host.retain(as_object(device));
 }
 
-HostSemaphore::~HostSemaphore() { host.release(as_object(device)); }
+HostSemaphore::~HostSemaphore() {
+  host.destroy(shared);
+  host.release(as_object(device));
+}
+
+void HostSemaphore::share(SharedTimeline* page) {
+  shared = page;
+  timeline.share(page);
+  page->watch(
+      [](void* owner) noexcept {
+        static_cast<HostSemaphore*>(owner)->timeline.changed_elsewhere();
+      },
+      [](void* owner) noexcept {
+        HostSemaphore* self = static_cast<HostSemaphore*>(owner);
+        self->host.destroy(self);
+      },
+      this);
+}
 
 halo_status_t HostSemaphore::create(Host host, halo_device_t* device,
                                     uint64_t initial_value,
-                                    halo_semaphore_t** out_semaphore) noexcept {
-  return guard(host, [&] {
-    *out_semaphore =
-        host.make<HostSemaphore>(host, device, initial_value)->handle();
+                                    halo_semaphore_t** out_semaphore,
+                                    halo_semaphore_flags_t flags) noexcept {
+  SharedTimeline* page = nullptr;
+  if (flags & HALO_SEMAPHORE_FLAG_EXPORTABLE) {
+    halo_status_t status = SharedTimeline::create(host, "halo_semaphore_create",
+                                                  initial_value, &page);
+    if (status != HALO_OK) return status;
+  }
+  HostSemaphore* semaphore = nullptr;
+  halo_status_t status = guard(host, [&] {
+    semaphore = host.make<HostSemaphore>(host, device, initial_value);
   });
+  if (status != HALO_OK) {
+    host.destroy(page);
+    return status;
+  }
+  if (page != nullptr) {
+    status = guard(host, [&] { semaphore->share(page); });
+    if (status != HALO_OK) {
+      host.destroy(semaphore);
+      return status;
+    }
+  }
+  *out_semaphore = semaphore->handle();
+  return HALO_OK;
+}
+
+halo_status_t HostSemaphore::import(Host host, halo_device_t* device,
+                                    const halo_external_handle_t* handle,
+                                    halo_semaphore_t** out_semaphore) noexcept {
+  SharedTimeline* page = nullptr;
+  halo_status_t status =
+      SharedTimeline::open(host, "halo_semaphore_import", handle->fd, &page);
+  if (status != HALO_OK) return status;
+  HostSemaphore* semaphore = nullptr;
+  status = guard(
+      host, [&] { semaphore = host.make<HostSemaphore>(host, device, 0); });
+  if (status != HALO_OK) {
+    host.destroy(page);
+    return status;
+  }
+  status = guard(host, [&] { semaphore->share(page); });
+  if (status != HALO_OK) {
+    host.destroy(semaphore);
+    return status;
+  }
+  // The import succeeded, so the fd is ours; the mapping outlives it.
+  close(handle->fd);
+  *out_semaphore = semaphore->handle();
+  return HALO_OK;
+}
+
+halo_status_t HostSemaphore::export_handle(
+    halo_external_handle_type_t type,
+    halo_external_handle_t* out_handle) noexcept {
+  static const char kFunction[] = "halo_semaphore_export";
+  const bool exportable = shared != nullptr && shared->exportable();
+  halo_status_t status =
+      check_export(host, kFunction, "semaphore", exportable, kShareTypes, type);
+  if (status != HALO_OK) return status;
+  int fd = -1;
+  status = shared->export_fd(host, kFunction, &fd);
+  if (status != HALO_OK) return status;
+  return fill_fd_handle(host, kFunction, "fcntl(F_DUPFD_CLOEXEC)", type, fd, 0,
+                        out_handle);
+}
+
+void HostSemaphore::destroy(HostSemaphore* semaphore) noexcept {
+  if (semaphore->shared != nullptr && semaphore->shared->on_watcher_thread()) {
+    semaphore->shared->release_owner_after_change();
+    return;
+  }
+  Host host = semaphore->host;
+  host.destroy(semaphore);
 }
 
 bool HostSemaphore::is(halo_semaphore_t* semaphore) noexcept {
@@ -33,11 +122,11 @@ halo_status_t wait_host_semaphores(Host host, halo_wait_mode_t mode,
                                    halo_semaphore_t* const* semaphores,
                                    const uint64_t* values,
                                    halo_time_ns_t deadline) noexcept {
-  return wait_timelines(host, mode, count, semaphores, values, deadline,
-                        [](halo_semaphore_t* semaphore) noexcept
-                            -> WaitableTimeline& {
-                          return HostSemaphore::cast(semaphore)->timeline;
-                        });
+  return wait_timelines(
+      host, mode, count, semaphores, values, deadline,
+      [](halo_semaphore_t* semaphore) noexcept -> WaitableTimeline& {
+        return HostSemaphore::cast(semaphore)->timeline;
+      });
 }
 
 }  // namespace halo::sdk

@@ -16,7 +16,10 @@
 // has not started yet, and never waits, so it cannot deadlock.
 #include "halo/sdk/timeline.hpp"
 
+#include <algorithm>
 #include <atomic>
+
+#include "halo/sdk/shared_timeline.hpp"
 
 namespace halo::sdk {
 namespace {
@@ -78,7 +81,7 @@ struct Timeline::Dispatch {
 thread_local Timeline::Dispatch* Timeline::thread_dispatches_ = nullptr;
 
 Timeline::Timeline(Host host, uint64_t initial_value) noexcept
-    : host_(host), value_(initial_value) {}
+    : host_(host), own_value_(initial_value) {}
 
 Timeline::~Timeline() {
   host_.free(failure_.load(std::memory_order_acquire));
@@ -87,11 +90,31 @@ Timeline::~Timeline() {
 halo_status_t Timeline::clone_failure() const noexcept {
   // The failure status is stored before the failure value is published, so
   // anyone who saw a failure value (with acquire) sees the status.
-  return host_.clone(failure_.load(std::memory_order_acquire));
+  halo_status_t failure = failure_.load(std::memory_order_acquire);
+  if (failure != nullptr || shared_ == nullptr) return host_.clone(failure);
+  const uint64_t value = value_->load(std::memory_order_acquire);
+  if (value < HALO_SEMAPHORE_FAILURE_VALUE) return HALO_OK;
+  return host_.make_status(
+      HALO_STATUS_DATA_LOSS,
+      "a shared semaphore: failed by another sharer of its host timeline "
+      "(the shared payload is 0x%llx, a failure value); the failure status "
+      "stayed there",
+      static_cast<unsigned long long>(value));
+}
+
+void Timeline::share(SharedTimeline* shared) noexcept {
+  shared_ = shared;
+  value_ = shared->payload_word();
+}
+
+void Timeline::changed_elsewhere() noexcept {
+  const uint64_t value = value_->load(std::memory_order_seq_cst);
+  on_changed(std::min(value, HALO_SEMAPHORE_FAILURE_VALUE));
+  if (pending_.load(std::memory_order_seq_cst) != 0) release_reached();
 }
 
 halo_status_t Timeline::signal(uint64_t value) noexcept {
-  uint64_t current = value_.load(std::memory_order_acquire);
+  uint64_t current = value_->load(std::memory_order_acquire);
   do {
     if (current >= HALO_SEMAPHORE_FAILURE_VALUE) return clone_failure();
     if (value <= current || value > HALO_SEMAPHORE_MAX_VALUE) {
@@ -104,10 +127,11 @@ halo_status_t Timeline::signal(uint64_t value) noexcept {
     }
     // The CAS keeps the check and the store one step, so a racing signaller
     // with a higher value can never be overwritten by a lower one.
-  } while (!value_.compare_exchange_weak(current, value,
-                                         std::memory_order_seq_cst,
-                                         std::memory_order_acquire));
+  } while (!value_->compare_exchange_weak(current, value,
+                                          std::memory_order_seq_cst,
+                                          std::memory_order_acquire));
   on_changed(value);
+  if (shared_ != nullptr) shared_->announce_change();
   // seq_cst pairs with acquire(): either we see its pending count or it sees
   // our value, so no timepoint is missed.
   if (pending_.load(std::memory_order_seq_cst) != 0) release_reached();
@@ -126,8 +150,9 @@ void Timeline::fail(halo_status_t status) noexcept {
     host_.free(status);  // The first failure wins.
     return;
   }
-  value_.store(HALO_SEMAPHORE_FAILURE_VALUE, std::memory_order_seq_cst);
+  value_->store(HALO_SEMAPHORE_FAILURE_VALUE, std::memory_order_seq_cst);
   on_changed(HALO_SEMAPHORE_FAILURE_VALUE);
+  if (shared_ != nullptr) shared_->announce_change();
   if (pending_.load(std::memory_order_seq_cst) != 0) release_reached();
 }
 
@@ -146,7 +171,7 @@ halo_status_t Timeline::acquire(halo_timepoint_t* timepoint) noexcept {
   timepoint->implementation[kOwner] = reinterpret_cast<uintptr_t>(this);
   // A failure value is above every valid timepoint value, so this one test
   // covers both "reached" and "failed".
-  if (value_.load(std::memory_order_acquire) >= timepoint->value) {
+  if (value_->load(std::memory_order_acquire) >= timepoint->value) {
     run_inline(timepoint);
     return HALO_OK;
   }
@@ -155,7 +180,7 @@ halo_status_t Timeline::acquire(halo_timepoint_t* timepoint) noexcept {
     set_state(timepoint, kListed);
     pending_.fetch_add(1, std::memory_order_seq_cst);
     insert_sorted(timepoint);
-    if (value_.load(std::memory_order_seq_cst) < timepoint->value) {
+    if (value_->load(std::memory_order_seq_cst) < timepoint->value) {
       return HALO_OK;  // A later signal or fail releases it.
     }
     // A signal landed between the first check and the registration; it may
@@ -169,7 +194,7 @@ halo_status_t Timeline::acquire(halo_timepoint_t* timepoint) noexcept {
 }
 
 void Timeline::run_inline(halo_timepoint_t* timepoint) noexcept {
-  uint64_t value = value_.load(std::memory_order_acquire);
+  uint64_t value = value_->load(std::memory_order_acquire);
   halo_status_t status =
       value >= HALO_SEMAPHORE_FAILURE_VALUE ? clone_failure() : HALO_OK;
   timepoint->callback(timepoint->user_data, timepoint, status);
@@ -215,7 +240,7 @@ void Timeline::unlink(halo_timepoint_t* timepoint) noexcept {
 }
 
 bool Timeline::detach_released(Dispatch* dispatch) noexcept {
-  uint64_t value = value_.load(std::memory_order_acquire);
+  uint64_t value = value_->load(std::memory_order_acquire);
   bool failed = value >= HALO_SEMAPHORE_FAILURE_VALUE;
   uintptr_t id = ++next_dispatch_id_;
   halo_timepoint_t* last = nullptr;

@@ -30,6 +30,13 @@ void futex_wake_all(std::atomic<uint32_t>* word) noexcept;
 // Wakes at most one thread blocked on |word|.
 void futex_wake_one(std::atomic<uint32_t>* word) noexcept;
 
+// futex_wait and futex_wake_all for a word of memory other processes map
+// too (a halo_host_timeline_t): the kernel then keys the wait by the page,
+// not by this process's address. The word is only read atomically.
+bool futex_wait_shared(uint32_t* word, uint32_t expected,
+                       halo_time_ns_t deadline) noexcept;
+void futex_wake_all_shared(uint32_t* word) noexcept;
+
 // Returns the current CLOCK_MONOTONIC time in nanoseconds.
 halo_time_ns_t monotonic_now_ns() noexcept;
 

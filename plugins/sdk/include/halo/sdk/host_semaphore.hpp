@@ -2,6 +2,11 @@
 // timeline primitive (or that starts without one): the SDK's futex-backed
 // timeline behind the SDK's semaphore vtable. The cpu plugin's semaphores
 // are these, and a C plugin gets them through halo/sdk/c/semaphore.h.
+//
+// They share as HOST_TIMELINE_FD (external_handle.h, ABI 1.6): an
+// EXPORTABLE one keeps its payload in a shared page from its creation, and
+// an import maps the page it is given, so semaphores of any plugin in any
+// process that speaks the page's protocol are one timeline.
 #ifndef HALO_SDK_HOST_SEMAPHORE_HPP_
 #define HALO_SDK_HOST_SEMAPHORE_HPP_
 
@@ -9,7 +14,9 @@
 #include <cstdint>
 
 #include "halo/device.h"
+#include "halo/external_handle.h"
 #include "halo/sdk/host.hpp"
+#include "halo/sdk/shared_timeline.hpp"
 #include "halo/sdk/waitable_timeline.hpp"
 #include "halo/semaphore.h"
 
@@ -17,21 +24,57 @@ namespace halo::sdk {
 
 // The header comes first so the handle and the object share an address.
 struct HostSemaphore {
+  // The handle types these semaphores export and import as.
+  static constexpr halo_external_handle_type_t kShareTypes =
+      HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD;
+
   halo_object_t header;
   Host host;
   // The creating device, retained so that it outlives its semaphores.
   halo_device_t* device;
   WaitableTimeline timeline;
+  // The page of an EXPORTABLE or imported semaphore, else NULL; its watch
+  // ends before the timeline goes.
+  SharedTimeline* shared = nullptr;
 
   HostSemaphore(Host host, halo_device_t* device, uint64_t initial_value);
   ~HostSemaphore();
 
   // Creates a semaphore of |device| (borrowed; retained by the semaphore).
-  // Returns a new reference in |out_semaphore| (libhalo has checked it and
-  // |initial_value|), or RESOURCE_EXHAUSTED.
-  static halo_status_t create(Host host, halo_device_t* device,
-                              uint64_t initial_value,
+  // Returns a new reference in |out_semaphore| (libhalo has checked it,
+  // |initial_value| and |flags|), or RESOURCE_EXHAUSTED. With
+  // HALO_SEMAPHORE_FLAG_EXPORTABLE its payload lives in a shared page, and
+  // a thread watches the page for other sharers' changes.
+  static halo_status_t create(
+      Host host, halo_device_t* device, uint64_t initial_value,
+      halo_semaphore_t** out_semaphore,
+      halo_semaphore_flags_t flags = HALO_SEMAPHORE_FLAG_NONE) noexcept;
+
+  // The device vtable's import_semaphore for a HOST_TIMELINE_FD (libhalo
+  // has checked the handle and that the device imports the type): a whole
+  // semaphore over the page, whatever the handle's flags. Closes
+  // |handle->fd| on success only. INVALID_ARGUMENT for an fd that is not a
+  // host timeline's page.
+  static halo_status_t import(Host host, halo_device_t* device,
+                              const halo_external_handle_t* handle,
                               halo_semaphore_t** out_semaphore) noexcept;
+
+  // The semaphore vtable's export_handle: a new fd of the page.
+  halo_status_t export_handle(halo_external_handle_type_t type,
+                              halo_external_handle_t* out_handle) noexcept;
+
+  // The semaphore vtable's signal_committed: the value is reached (these
+  // semaphores are signalled by the host or by a queue's worker, so no
+  // later value is known to be on its way without a wait on the host).
+  bool signal_committed(uint64_t value) noexcept {
+    const uint64_t payload = timeline.payload();
+    return payload >= value && payload < HALO_SEMAPHORE_FAILURE_VALUE;
+  }
+
+  // The vtable's destroy. On the page's watcher thread (the last reference
+  // went in a callback of another sharer's signal) the watcher destroys it
+  // once that signal is taken in.
+  static void destroy(HostSemaphore* semaphore) noexcept;
 
   // True when |semaphore| (any plugin's, or NULL) is a HostSemaphore.
   static bool is(halo_semaphore_t* semaphore) noexcept;
@@ -42,6 +85,10 @@ struct HostSemaphore {
   halo_semaphore_t* handle() noexcept {
     return reinterpret_cast<halo_semaphore_t*>(this);
   }
+
+ private:
+  // Moves the payload into |page| (owned from now on) and starts its watch.
+  void share(SharedTimeline* page);
 };
 
 // Waits for ALL or ANY of |count| (HostSemaphore, value) pairs until

@@ -23,6 +23,8 @@
 
 namespace halo::sdk {
 
+class SharedTimeline;
+
 class Timeline {
  public:
   // Starts with payload |initial_value| (the caller has checked it against
@@ -43,21 +45,34 @@ class Timeline {
   // seq_cst store of signal and fail, followed by on_changed).
   uint64_t payload(
       std::memory_order order = std::memory_order_acquire) const noexcept {
-    return value_.load(order);
+    return value_->load(order);
   }
 
   // Stores the payload in |out_value| and returns OK, or a copy of the
   // failure status with a failure value. Never blocks; takes no lock. Inline:
   // it is the hot path of every query.
   halo_status_t query(uint64_t* out_value) const noexcept {
-    const uint64_t value = value_.load(std::memory_order_acquire);
+    const uint64_t value = value_->load(std::memory_order_acquire);
     *out_value = value;
     if (value < HALO_SEMAPHORE_FAILURE_VALUE) [[likely]] return HALO_OK;
     return clone_failure();
   }
 
-  // Returns a new copy of the failure status, or NULL if not failed.
+  // Returns a new copy of the failure status, or NULL if not failed. A
+  // shared timeline failed by another sharer (its status stayed there)
+  // gives DATA_LOSS saying so.
   halo_status_t clone_failure() const noexcept;
+
+  // Moves the payload into |shared|'s page (external_handle.h, ABI 1.6),
+  // whose payload is then the timeline's: every change made here is
+  // announced there, and changed_elsewhere() takes in those of the other
+  // sharers. Call before the timeline is used by more than one thread;
+  // |shared| must outlive every later call but the destructor.
+  void share(SharedTimeline* shared) noexcept;
+
+  // Releases what the payload reached, and tells on_changed, after another
+  // sharer of the page changed it. Thread-safe.
+  void changed_elsewhere() noexcept;
 
   // Raises the payload to |value| and releases every timepoint it reaches.
   // Returns INVALID_ARGUMENT (payload unchanged, even against racing
@@ -113,8 +128,11 @@ class Timeline {
   static thread_local Dispatch* thread_dispatches_;
 
   Host host_;
-  // The payload; >= HALO_SEMAPHORE_FAILURE_VALUE once failed.
-  std::atomic<uint64_t> value_;
+  // The payload, >= HALO_SEMAPHORE_FAILURE_VALUE once failed: own_value_,
+  // or a shared page's payload word.
+  std::atomic<uint64_t> own_value_;
+  std::atomic<uint64_t>* value_ = &own_value_;
+  SharedTimeline* shared_ = nullptr;
   // The first failure, stored before the failure value is published.
   std::atomic<halo_status_t> failure_{nullptr};
   // Registered, not yet released timepoints. Signal reads it without the

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "halo/device.h"
+#include "halo/external_handle.h"
 #include "halo/plugin.h"
 #include "halo/semaphore.h"
 
@@ -27,6 +28,31 @@ extern "C" {
 halo_status_t halo_sdk_semaphore_create(const halo_host_interface_t* host,
                                         halo_device_t* device,
                                         uint64_t initial_value,
+                                        halo_semaphore_t** out_semaphore);
+
+/* The handle types these semaphores export and import as (ABI 1.6): a
+ * device whose semaphores are these may list them in its capabilities'
+ * semaphore_export_types and semaphore_import_types, create them with
+ * halo_sdk_semaphore_create_with_flags and import them with
+ * halo_sdk_semaphore_import. */
+#define HALO_SDK_SEMAPHORE_SHARE_TYPES HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD
+
+/* halo_sdk_semaphore_create with the device vtable's |flags|: with
+ * HALO_SEMAPHORE_FLAG_EXPORTABLE the payload lives in a shared page that
+ * halo_semaphore_export hands out as a HOST_TIMELINE_FD, and a thread
+ * watches it for other sharers' signals. */
+halo_status_t halo_sdk_semaphore_create_with_flags(
+    const halo_host_interface_t* host, halo_device_t* device,
+    uint64_t initial_value, halo_semaphore_flags_t flags,
+    halo_semaphore_t** out_semaphore);
+
+/* The device vtable's import_semaphore for a HOST_TIMELINE_FD (libhalo has
+ * checked the handle and that the device imports the type): one of these
+ * semaphores over the shared page, which owns |handle->fd| on success
+ * only. INVALID_ARGUMENT for an fd that is not a host timeline's page. */
+halo_status_t halo_sdk_semaphore_import(const halo_host_interface_t* host,
+                                        halo_device_t* device,
+                                        const halo_external_handle_t* handle,
                                         halo_semaphore_t** out_semaphore);
 
 /* True when |semaphore| (any plugin's, or NULL) is one of these. */

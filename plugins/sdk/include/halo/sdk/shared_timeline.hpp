@@ -1,0 +1,101 @@
+// A timeline shared through a HOST_TIMELINE_FD (external_handle.h, ABI 1.6):
+// the halo_host_timeline_t page every sharer maps, and the thread that
+// carries what other sharers write there into this process's timeline.
+//
+// The page's payload word is the local timeline's payload (Timeline::share),
+// so a query or a host wait on any side sees every side's signal at once.
+// Timepoints and sleeping host waiters are process-local: after each local
+// change the timeline announces it on the page, and each sharer's watcher
+// thread, woken by another's announcement, has its own timeline release
+// what the payload reached. A watcher announces nothing, so sharers never
+// echo each other.
+#ifndef HALO_SDK_SHARED_TIMELINE_HPP_
+#define HALO_SDK_SHARED_TIMELINE_HPP_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "halo/external_handle.h"
+#include "halo/sdk/host.hpp"
+#include "halo/sdk/plugin_threads.hpp"
+
+namespace halo::sdk {
+
+class SharedTimeline {
+ public:
+  // Called on the watcher thread with the owner given to watch.
+  using OwnerCall = void (*)(void* owner) noexcept;
+
+  // Makes a new page holding |payload| (a memfd) in host memory. Returns
+  // RESOURCE_EXHAUSTED naming |function| when the system refuses it.
+  static halo_status_t create(Host host, const char* function, uint64_t payload,
+                              SharedTimeline** out) noexcept;
+  // Maps the page behind |fd|, which stays the caller's (the mapping does
+  // not need it). Returns INVALID_ARGUMENT
+  // naming |function| for a file that is not a host timeline's page (too
+  // small, or without its magic and version), RESOURCE_EXHAUSTED when the
+  // mapping fails.
+  static halo_status_t open(Host host, const char* function, int fd,
+                            SharedTimeline** out) noexcept;
+
+  // Ends the watch (waiting for a change being applied on another thread)
+  // and unmaps the page. Destroy through Host::destroy.
+  ~SharedTimeline();
+  SharedTimeline(const SharedTimeline&) = delete;
+  SharedTimeline& operator=(const SharedTimeline&) = delete;
+
+  // The page's payload word: the timeline's payload itself
+  // (Timeline::share), raised there with compare-and-swap.
+  std::atomic<uint64_t>* payload_word() const noexcept;
+
+  // Wakes the other sharers after this process changed the payload word
+  // (the page's "change" protocol after its compare-and-swap).
+  void announce_change() noexcept;
+
+  // True for a page made by create, which export_fd serves.
+  bool exportable() const noexcept { return fd_ >= 0; }
+
+  // A new file descriptor of the page (close-on-exec), the caller's, from
+  // a page made by create. Returns RESOURCE_EXHAUSTED naming |function|
+  // when none is left.
+  halo_status_t export_fd(Host host, const char* function,
+                          int* out_fd) noexcept;
+
+  // Starts the watcher thread: it calls |changed| with |owner| after every
+  // change another sharer announces (and may call it when nothing
+  // changed), until the page goes. Throws std::system_error when no thread
+  // can start.
+  void watch(OwnerCall changed, OwnerCall release, void* owner);
+
+  // True on the watcher thread, where |changed| may run callbacks that
+  // drop the owner's last reference.
+  bool on_watcher_thread() const noexcept {
+    return threads_.is_current_thread();
+  }
+  // Called on the watcher thread instead of destroying the owner there:
+  // the watcher calls |release| (given to watch) once |changed| returns,
+  // which must destroy the owner and this page with it.
+  void release_owner_after_change() noexcept { owner_released_ = true; }
+
+ private:
+  friend class Host;  // Host::make constructs it.
+  SharedTimeline(halo_host_timeline_t* page, int fd) noexcept
+      : page_(page), fd_(fd) {}
+  void run_watch() noexcept;
+
+  halo_host_timeline_t* page_;
+  // The memfd of a page made by create; -1 for one opened.
+  int fd_;
+  OwnerCall changed_ = nullptr;
+  OwnerCall release_ = nullptr;
+  void* owner_ = nullptr;
+  // Touched by the watcher thread alone.
+  bool owner_released_ = false;
+  std::atomic<bool> stopping_{false};
+  PluginThreads threads_;
+};
+
+}  // namespace halo::sdk
+
+#endif  // HALO_SDK_SHARED_TIMELINE_HPP_
