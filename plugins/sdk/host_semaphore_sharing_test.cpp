@@ -39,9 +39,19 @@ struct FakeDevice {
   }
   halo_device_t* handle() { return reinterpret_cast<halo_device_t*>(this); }
 };
-const halo_object_vtable_t kDeviceVtable = {sizeof(halo_object_vtable_t),
-                                            HALO_OBJECT_TYPE_DEVICE,
-                                            &FakeDevice::destroy};
+// Its capabilities say it exports host timelines, which the semaphore's
+// export asks.
+halo_status_t query_capabilities(halo_device_t*,
+                                 halo_device_capabilities_t* out) {
+  out->semaphore_export_types = HostSemaphore::kShareTypes;
+  return nullptr;
+}
+const halo_device_vtable_t kDeviceTable = {
+    .object = {sizeof(halo_device_vtable_t), HALO_OBJECT_TYPE_DEVICE,
+               &FakeDevice::destroy},
+    .query_capabilities = &query_capabilities,
+};
+const halo_object_vtable_t& kDeviceVtable = kDeviceTable.object;
 
 Host host() { return Host(fake_host_interface()); }
 

@@ -203,14 +203,11 @@ TEST_F(ExternalApiTest, ImportOfATypeTheDeviceLacksIsUnimplementedAndKeepsTheFd)
   close(fd);
 }
 
+// The cpu device shares semaphores as host timelines only.
 TEST_F(ExternalApiTest, UnsupportedFlagsAndEntriesAreUnimplemented) {
   halo_semaphore_t* semaphore = nullptr;
-  expect_status(
-      halo_semaphore_create(device_.get(), 0, HALO_SEMAPHORE_FLAG_EXPORTABLE, &semaphore),
-      HALO_STATUS_UNIMPLEMENTED,
-      "halo_semaphore_create: flags asks for EXPORTABLE, but the device cannot export "
-      "semaphores as any external handle type");
-  ASSERT_EQ(halo_semaphore_create(device_.get(), 0, 0, &semaphore), HALO_OK);
+  ASSERT_EQ(halo_semaphore_create(device_.get(), 0, HALO_SEMAPHORE_FLAG_EXPORTABLE, &semaphore),
+            HALO_OK);
   halo_external_handle_t handle{};
   handle.struct_size = sizeof(handle);
   expect_status(halo_semaphore_export(semaphore, HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD, &handle),
@@ -221,7 +218,7 @@ TEST_F(ExternalApiTest, UnsupportedFlagsAndEntriesAreUnimplemented) {
   expect_status(halo_semaphore_import(device_.get(), &handle, &semaphore),
                 HALO_STATUS_UNIMPLEMENTED,
                 "halo_semaphore_import: the device cannot import semaphores as OPAQUE_FD "
-                "(it can as nothing)");
+                "(it can as HOST_TIMELINE_FD)");
   EXPECT_EQ(semaphore, nullptr);
 }
 
@@ -240,7 +237,7 @@ TEST_F(ExternalApiTest, DeviceWaitImportsAreCheckedAgainstBothLists) {
   expect_status(halo_semaphore_import(device_.get(), &handle, &semaphore),
                 HALO_STATUS_UNIMPLEMENTED,
                 "halo_semaphore_import: the device cannot import semaphores for device "
-                "waits as OPAQUE_FD (it can as nothing)");
+                "waits as OPAQUE_FD (it can as HOST_TIMELINE_FD)");
   handle.flags = HALO_EXTERNAL_HANDLE_FLAG_DEDICATED;
   expect_status(halo_semaphore_import(device_.get(), &handle, &semaphore),
                 HALO_STATUS_INVALID_ARGUMENT,
@@ -304,6 +301,13 @@ TEST(ExternalApiOlderPluginTest, APluginThatSharesNothingAnswersUnimplemented) {
                 HALO_STATUS_UNIMPLEMENTED,
                 "the device cannot import buffers as HOST_ALLOCATION (it can as nothing)");
   EXPECT_EQ(buffer, nullptr);
+  halo_semaphore_t* semaphore = nullptr;
+  expect_status(
+      halo_semaphore_create(device.get(), 0, HALO_SEMAPHORE_FLAG_EXPORTABLE, &semaphore),
+      HALO_STATUS_UNIMPLEMENTED,
+      "halo_semaphore_create: flags asks for EXPORTABLE, but the device cannot export "
+      "semaphores as any external handle type");
+  EXPECT_EQ(semaphore, nullptr);
 }
 
 }  // namespace

@@ -546,14 +546,18 @@ TEST_F(HaloHppResourcesTest, ExternalHandlesExportAndImport) {
   // Without the flag the buffer does not export.
   expect_error([&] { (void)buffer(size).export_handle(HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION); },
                HALO_STATUS_FAILED_PRECONDITION);
-  // The cpu device shares no semaphores: the flag, an export and an import
-  // are all refused, and a refused import leaves its fd with the caller.
-  ASSERT_EQ(caps_.semaphore_export_types, 0u);
-  expect_error([&] { (void)device_.create_semaphore(0, HALO_SEMAPHORE_FLAG_EXPORTABLE); },
+  // The cpu device shares semaphores as host timelines, and as nothing else:
+  // an OPAQUE_FD export and import are refused, and a refused import leaves
+  // its fd with the caller.
+  ASSERT_EQ(caps_.semaphore_export_types, HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD);
+  halo::Semaphore original = device_.create_semaphore(3, HALO_SEMAPHORE_FLAG_EXPORTABLE);
+  halo::Semaphore shared =
+      device_.import_semaphore(original.export_handle(HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD));
+  EXPECT_EQ(shared.query(), 3u);
+  shared.signal(4);
+  EXPECT_EQ(original.query(), 4u);
+  expect_error([&] { (void)original.export_handle(HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD); },
                HALO_STATUS_UNIMPLEMENTED);
-  expect_error(
-      [&] { (void)device_.create_semaphore().export_handle(HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD); },
-      HALO_STATUS_UNIMPLEMENTED);
   int fds[2] = {-1, -1};
   ASSERT_EQ(pipe(fds), 0);
   halo_external_handle_t semaphore_handle{};

@@ -89,13 +89,32 @@ halo_status_t HostSemaphore::import(Host host, halo_device_t* device,
   return HALO_OK;
 }
 
+namespace {
+
+// The types |device|, whose semaphores are HostSemaphores, reports that it
+// exports them as: a plugin may build on these semaphores and export none.
+halo_external_handle_type_t export_types_of(Host host, halo_device_t* device) {
+  const auto* vtable =
+      reinterpret_cast<const halo_device_vtable_t*>(as_object(device)->vtable);
+  halo_device_capabilities_t caps = {};
+  caps.struct_size = sizeof(caps);
+  halo_status_t status = vtable->query_capabilities(device, &caps);
+  if (status != HALO_OK) {
+    host.free(status);
+    return 0;
+  }
+  return caps.semaphore_export_types & HostSemaphore::kShareTypes;
+}
+
+}  // namespace
+
 halo_status_t HostSemaphore::export_handle(
     halo_external_handle_type_t type,
     halo_external_handle_t* out_handle) noexcept {
   static const char kFunction[] = "halo_semaphore_export";
   const bool exportable = shared != nullptr && shared->exportable();
-  halo_status_t status =
-      check_export(host, kFunction, "semaphore", exportable, kShareTypes, type);
+  halo_status_t status = check_export(host, kFunction, "semaphore", exportable,
+                                      export_types_of(host, device), type);
   if (status != HALO_OK) return status;
   int fd = -1;
   status = shared->export_fd(host, kFunction, &fd);
