@@ -1,15 +1,17 @@
-/* halo-share: two processes share a buffer, and where the driver allows a
- * timeline semaphore, through file descriptors passed over a Unix socket.
+/* halo-share: two processes share a buffer and a timeline semaphore through
+ * file descriptors passed over a Unix socket.
  *
  * The producer (the parent) allocates an exportable buffer on the first
- * device that exports buffers as opaque fds, exports it (and an exportable
- * semaphore when the device exports those too) and sends the fds with
- * SCM_RIGHTS. It then fills the buffer on its queue and signals the
- * semaphore. The consumer (the child, with a registry of its own) imports
- * both on the same device, queues a copy out of the shared buffer that waits
- * on the imported semaphore, so the device orders it after the producer's
- * fill, and checks every word. Without a shareable semaphore the producer
- * waits for its fill and says so over the socket instead.
+ * device that exports buffers as opaque fds, exports it, and exports an
+ * exportable semaphore: the device's own when it exports semaphores as
+ * opaque fds too, or else a host timeline (HOST_TIMELINE_FD) of a device
+ * that shares those (the cpu plugin's), which the producer's queue signals
+ * as any foreign semaphore. It sends the fds with SCM_RIGHTS, then fills the
+ * buffer on its queue and signals the semaphore. The consumer (the child,
+ * with a registry of its own) imports both, queues a copy out of the shared
+ * buffer that waits on the imported semaphore, so it runs after the
+ * producer's fill, and checks every word. With no shareable semaphore at all
+ * the producer waits for its fill and says so over the socket instead.
  *
  * Neither process copies the data through the host: the consumer's device
  * reads the memory the producer's device wrote. */
@@ -32,7 +34,8 @@ typedef struct share_message_t {
   uint8_t uuid[16];
   uint64_t buffer_size;
   uint64_t memory_size;
-  uint32_t has_semaphore;
+  /* The semaphore's handle type; 0 when none is shared. */
+  halo_external_handle_type_t semaphore_type;
 } share_message_t;
 
 static bool report(halo_status_t status, const char* what) {
@@ -45,8 +48,8 @@ static bool report(halo_status_t status, const char* what) {
 }
 
 /* The first device of |registry| that exports and imports buffers as opaque
- * fds, with |uuid| when it is not NULL; its semaphore sharing in
- * |out_shares_semaphores|. NULL when there is none. */
+ * fds, with |uuid| when it is not NULL; whether it shares its semaphores so
+ * too in |out_shares_semaphores|. NULL when there is none. */
 static halo_device_t* open_sharing_device(halo_registry_t* registry,
                                           const uint8_t* uuid,
                                           bool* out_shares_semaphores) {
@@ -69,6 +72,27 @@ static halo_device_t* open_sharing_device(halo_registry_t* registry,
       *out_shares_semaphores = (caps.semaphore_export_types & fd) &&
                                (caps.semaphore_import_types & fd);
       printf("halo-share: process %d uses '%s'\n", (int)getpid(), info.name);
+      return device;
+    }
+    halo_device_release(device);
+  }
+  return NULL;
+}
+
+/* The first device of |registry| that exports and imports semaphores as
+ * host timelines, or NULL. */
+static halo_device_t* open_timeline_device(halo_registry_t* registry) {
+  const halo_external_handle_type_t type = HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD;
+  size_t count = 0;
+  if (report(halo_registry_device_count(registry, &count), "device count")) {
+    return NULL;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    halo_device_t* device = NULL;
+    if (halo_registry_create_device(registry, i, NULL, &device) != NULL) continue;
+    halo_device_capabilities_t caps = {.struct_size = sizeof(caps)};
+    if (!report(halo_device_query_capabilities(device, &caps), "capabilities") &&
+        (caps.semaphore_export_types & type) && (caps.semaphore_import_types & type)) {
       return device;
     }
     halo_device_release(device);
@@ -145,9 +169,12 @@ static halo_command_buffer_t* begin(halo_device_t* device) {
   return commands;
 }
 
-/* The producer: exports, sends, fills, signals. Returns an exit status. */
-static int produce_on(halo_device_t* device, bool shares_semaphores,
-                      int socket_fd) {
+/* The producer: exports, sends, fills, signals. The semaphore is
+ * |timeline_device|'s, shared as |semaphore_type| (0: not shared). Returns an
+ * exit status. */
+static int produce_on(halo_device_t* device, halo_device_t* timeline_device,
+                      halo_external_handle_type_t semaphore_type, int socket_fd) {
+  const bool shares_semaphores = semaphore_type != 0;
   const uint64_t size = kWords * sizeof(uint32_t);
   int result = EXIT_FAILURE;
   halo_buffer_t* buffer = NULL;
@@ -163,20 +190,20 @@ static int produce_on(halo_device_t* device, bool shares_semaphores,
       .size = size};
   halo_device_info_t info = {.struct_size = sizeof(info)};
   if (report(halo_buffer_allocate(device, &params, &buffer), "buffer allocate") ||
-      report(halo_semaphore_create(device, 0,
+      report(halo_semaphore_create(timeline_device, 0,
                                    shares_semaphores ? HALO_SEMAPHORE_FLAG_EXPORTABLE : 0,
                                    &filled),
              "semaphore create") ||
       report(halo_buffer_export(buffer, HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD, &memory),
              "buffer export") ||
       (shares_semaphores &&
-       report(halo_semaphore_export(filled, HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD, &timeline),
+       report(halo_semaphore_export(filled, semaphore_type, &timeline),
               "semaphore export")) ||
       report(halo_device_query_info(device, &info), "info")) {
     goto done;
   }
   share_message_t message = {.buffer_size = size, .memory_size = memory.size,
-                             .has_semaphore = shares_semaphores};
+                             .semaphore_type = semaphore_type};
   memcpy(message.uuid, info.uuid, sizeof(message.uuid));
   const int fds[2] = {memory.fd, timeline.fd};
   if (!send_with_fds(socket_fd, &message, fds, shares_semaphores ? 2 : 1)) {
@@ -219,6 +246,14 @@ static int produce(int socket_fd) {
   }
   bool shares_semaphores = false;
   halo_device_t* device = open_sharing_device(registry, NULL, &shares_semaphores);
+  /* Without the device's own timelines, a host timeline of another. */
+  halo_device_t* timeline_device = NULL;
+  halo_external_handle_type_t semaphore_type = 0;
+  if (device != NULL && shares_semaphores) {
+    semaphore_type = HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD;
+  } else if (device != NULL && (timeline_device = open_timeline_device(registry)) != NULL) {
+    semaphore_type = HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD;
+  }
   int result = EXIT_SUCCESS;
   if (device == NULL) {
     printf("halo-share: skipped: no device shares buffers as opaque fds\n");
@@ -228,10 +263,13 @@ static int produce(int socket_fd) {
     }
   } else {
     printf("halo-share: the semaphore is %s\n",
-           shares_semaphores ? "shared: the consumer's device waits on it"
+           shares_semaphores ? "the device's own, shared as an opaque fd"
+           : semaphore_type  ? "a host timeline, shared as a HOST_TIMELINE_FD"
                              : "not shareable here: the host hands off");
-    result = produce_on(device, shares_semaphores, socket_fd);
+    result = produce_on(device, timeline_device != NULL ? timeline_device : device,
+                        semaphore_type, socket_fd);
   }
+  halo_device_release(timeline_device);
   halo_device_release(device);
   halo_registry_release(registry);
   return result;
@@ -253,9 +291,10 @@ static bool check_words(halo_buffer_t* buffer) {
   return wrong == 0;
 }
 
-/* The consumer: imports, copies out on the device after the fill, checks. */
-static int consume_on(halo_device_t* device, const share_message_t* message,
-                      int fds[2], int socket_fd) {
+/* The consumer: imports, copies out on the device after the fill, checks.
+ * The semaphore is imported into |timeline_device|. */
+static int consume_on(halo_device_t* device, halo_device_t* timeline_device,
+                      const share_message_t* message, int fds[2], int socket_fd) {
   int result = EXIT_FAILURE;
   halo_buffer_t *shared = NULL, *local = NULL;
   halo_semaphore_t *filled = NULL, *copied = NULL;
@@ -264,7 +303,7 @@ static int consume_on(halo_device_t* device, const share_message_t* message,
                                    .type = HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD,
                                    .fd = fds[0], .size = message->memory_size};
   halo_external_handle_t timeline = {.struct_size = sizeof(timeline),
-                                     .type = HALO_EXTERNAL_HANDLE_TYPE_OPAQUE_FD,
+                                     .type = message->semaphore_type,
                                      .fd = fds[1]};
   const halo_buffer_params_t shared_params = {
       .struct_size = sizeof(shared_params),
@@ -281,8 +320,13 @@ static int consume_on(halo_device_t* device, const share_message_t* message,
     goto done;
   }
   fds[0] = -1; /* the import owns it now */
-  if (message->has_semaphore) {
-    if (report(halo_semaphore_import(device, &timeline, &filled), "semaphore import")) {
+  if (message->semaphore_type != 0) {
+    if (timeline_device == NULL) {
+      fprintf(stderr, "halo-share: no device here imports the semaphore\n");
+      goto done;
+    }
+    if (report(halo_semaphore_import(timeline_device, &timeline, &filled),
+               "semaphore import")) {
       goto done;
     }
     fds[1] = -1;
@@ -320,7 +364,14 @@ static int consume(int socket_fd) {
   if (!report(halo_registry_create(NULL, &registry), "registry create")) {
     bool shares_semaphores = false;
     halo_device_t* device = open_sharing_device(registry, message.uuid, &shares_semaphores);
-    if (device != NULL) result = consume_on(device, &message, fds, socket_fd);
+    halo_device_t* timeline_device =
+        message.semaphore_type == HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD
+            ? open_timeline_device(registry)
+            : device;
+    if (device != NULL) {
+      result = consume_on(device, timeline_device, &message, fds, socket_fd);
+    }
+    if (timeline_device != device) halo_device_release(timeline_device);
     halo_device_release(device);
   }
   const char verdict = result == EXIT_SUCCESS ? 'K' : 'X';
