@@ -7,8 +7,10 @@
  * incompatible would pass. halo-cts loads this one beside the plugin under
  * test when no other plugin is loaded (cts/README.md, --peer).
  *
- * It offers one device with the SDK's host semaphores and the SDK's queue
- * core, which runs submissions without command buffers (waits and signals):
+ * It offers one device with the SDK's host semaphores (shared as host
+ * timelines, HOST_TIMELINE_FD, and imported for libhalo's device-side
+ * waits) and the SDK's queue core, which runs submissions without command
+ * buffers (waits and signals):
  * all that the interop cases ask of a peer, and nothing of its own that
  * could be wrong. Buffers, command buffers and executables are not offered
  * (their vtable entries are NULL, which libhalo answers with UNIMPLEMENTED).
@@ -123,9 +125,13 @@ static halo_status_t device_query_capabilities(halo_device_t* base,
   caps.features = HALO_DEVICE_FEATURE_SEMAPHORES | HALO_DEVICE_FEATURE_QUEUES;
   caps.max_semaphore_value_difference = HALO_SEMAPHORE_MAX_VALUE;
   /* Host timelines, so that a plugin that shares them is paired with a
-   * sharer. */
+   * sharer; and libhalo may make this device wait on such a plugin's
+   * semaphores through imports, so that the plugin's committed signals
+   * (signal_committed) are certified too. */
+  caps.features |= HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS;
   caps.semaphore_export_types = HALO_SDK_SEMAPHORE_SHARE_TYPES;
   caps.semaphore_import_types = HALO_SDK_SEMAPHORE_SHARE_TYPES;
+  caps.semaphore_wait_import_types = HALO_SDK_SEMAPHORE_SHARE_TYPES;
   peer_copy_out(out_caps, out_caps->struct_size, &caps, sizeof(caps));
   return HALO_OK;
 }

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "buffer.hpp"
 #include "command_buffer.hpp"
@@ -68,9 +70,21 @@ halo_device_capabilities_t describe_capabilities() {
   caps.buffer_export_types = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
   caps.buffer_import_types = HALO_EXTERNAL_HANDLE_TYPE_HOST_ALLOCATION;
   caps.host_allocation_alignment = kMinBufferAlignment;
-  // Semaphores are host timelines, shared through a page of memory.
+  // Semaphores are host timelines, shared through a page of memory; an
+  // import for device waits is a whole semaphore, which the queue waits on
+  // as on its own.
   caps.semaphore_export_types = Semaphore::kShareTypes;
   caps.semaphore_import_types = Semaphore::kShareTypes;
+  caps.semaphore_wait_import_types = Semaphore::kShareTypes;
+  // Within one process a host hand-off is the quicker: the signalling thread
+  // itself submits the waiting work, where a wait on an import is released
+  // by the import's watcher thread, one wake-up later. So libhalo chooses
+  // such waits for a cpu device only when HALO_CPU_AUTOMATIC_DEVICE_WAITS=1
+  // asks for it.
+  const char* automatic = secure_getenv("HALO_CPU_AUTOMATIC_DEVICE_WAITS");
+  if (automatic != nullptr && std::strcmp(automatic, "1") == 0) {
+    caps.features |= HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS;
+  }
   return caps;
 }
 

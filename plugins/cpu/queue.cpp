@@ -8,6 +8,7 @@
 #include "queue.hpp"
 
 #include "command_buffer.hpp"
+#include "halo/sdk/host_semaphore.hpp"
 
 namespace halo::cpu {
 
@@ -58,6 +59,7 @@ halo_status_t Queue::execute(halo_device_t* device,
 }
 
 void Queue::on_ready(sdk::Submission* submission) noexcept {
+  if (submission->failure() == HALO_OK) sdk::commit_queue_signals(*submission);
   auto* own = static_cast<Submission*>(submission);
   own->queue->worker_.post(own);
 }

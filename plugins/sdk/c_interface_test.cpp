@@ -177,6 +177,41 @@ TEST_F(CInterfaceTest, QueueSubmitsOnceTheWaitsAreReachedThenSignals) {
   release_device(device);
 }
 
+// A signal is committed (libhalo may then let another plugin's device wait
+// on it there) once its submission is ready: not while a wait holds it,
+// and before the work is done.
+TEST_F(CInterfaceTest, ASignalIsCommittedOnceItsSubmissionIsReady) {
+  Hooks hooks;
+  std::promise<halo_sdk_submission_t*> held;
+  hooks.held = &held;
+  FakeDevice* device = make_device_with_queue(&hooks);
+  halo_semaphore_t* gate = make_semaphore(device, 0);
+  halo_semaphore_t* signal = make_semaphore(device, 0);
+  uint64_t one = 1;
+  uint64_t two = 2;
+  halo_queue_execute_info_t info =
+      execute_info(&gate, &one, 1, &signal, &two, 1);
+  ASSERT_EQ(halo_sdk_queue_execute(device->queue, device->handle(), &info),
+            nullptr);
+  EXPECT_FALSE(vtable(signal)->signal_committed(signal, 2));
+  EXPECT_TRUE(vtable(signal)->signal_committed(signal, 0));  // Reached.
+  ASSERT_EQ(vtable(gate)->signal(gate, 1), nullptr);
+  halo_sdk_submission_t* submission = held.get_future().get();
+  EXPECT_TRUE(vtable(signal)->signal_committed(signal, 2));
+  EXPECT_FALSE(vtable(signal)->signal_committed(signal, 3));
+  halo_sdk_submission_complete(submission, nullptr);
+  EXPECT_EQ(halo_sdk_queue_wait_idle(device->queue,
+                                     HALO_DEADLINE_INFINITE_FUTURE),
+            nullptr);
+  // A failed semaphore commits nothing.
+  vtable(signal)->fail(signal, fake_host().make_status_text(
+                                   HALO_STATUS_ABORTED, "failed"));
+  EXPECT_FALSE(vtable(signal)->signal_committed(signal, 1));
+  release(gate);
+  release(signal);
+  release_device(device);
+}
+
 TEST_F(CInterfaceTest, FailedWorkFailsTheSignalsWithItsStatus) {
   Hooks hooks;
   hooks.make_failure = [] {

@@ -92,7 +92,10 @@
  *   - D reports HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS: its plugin
  *     found its device's waits on imports no slower than a host hand-off
  *     (CUDA's wait on a Vulkan timeline is not, on NVIDIA's driver 580:
- *     bench/README.md, so the cuda plugin reports it only when asked);
+ *     bench/README.md, so the cuda plugin reports it only when asked; nor
+ *     is a cpu device's wait on a host timeline within one process, which
+ *     a watcher thread releases one wake-up after the signal, so the cpu
+ *     plugin reports it only with HALO_CPU_AUTOMATIC_DEVICE_WAITS=1);
  *   - S was created with HALO_SEMAPHORE_FLAG_EXPORTABLE, and its device
  *     exports a type that D imports for device waits
  *     (semaphore_wait_import_types);

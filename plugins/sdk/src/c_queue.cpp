@@ -8,6 +8,7 @@
 #include "halo/sdk/c/queue.h"
 
 #include "halo/sdk/completion_worker.hpp"
+#include "halo/sdk/host_semaphore.hpp"
 #include "halo/sdk/in_flight_tracker.hpp"
 #include "halo/sdk/returned_allocations.hpp"
 #include "halo/sdk/submission.hpp"
@@ -101,6 +102,7 @@ class CQueue {
   }
 
   static void on_ready(Submission* submission) noexcept {
+    if (submission->failure() == HALO_OK) commit_queue_signals(*submission);
     auto* own = static_cast<CSubmission*>(submission);
     own->queue->post(own);
   }

@@ -136,6 +136,21 @@ bool HostSemaphore::is(halo_semaphore_t* semaphore) noexcept {
   return is_semaphore_of<HostSemaphore>(semaphore);
 }
 
+void commit_queue_signals(Submission& submission) noexcept {
+  for (size_t i = 0; i < submission.signal_count(); ++i) {
+    const Submission::Signal& signal = submission.signal(i);
+    if (!HostSemaphore::is(signal.semaphore)) continue;
+    std::atomic<uint64_t>& committed =
+        HostSemaphore::cast(signal.semaphore)->committed;
+    uint64_t current = committed.load(std::memory_order_relaxed);
+    while (current < signal.value &&
+           !committed.compare_exchange_weak(current, signal.value,
+                                            std::memory_order_release,
+                                            std::memory_order_relaxed)) {
+    }
+  }
+}
+
 halo_status_t wait_host_semaphores(Host host, halo_wait_mode_t mode,
                                    size_t count,
                                    halo_semaphore_t* const* semaphores,

@@ -10,6 +10,7 @@
 #ifndef HALO_SDK_HOST_SEMAPHORE_HPP_
 #define HALO_SDK_HOST_SEMAPHORE_HPP_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -17,6 +18,7 @@
 #include "halo/external_handle.h"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/shared_timeline.hpp"
+#include "halo/sdk/submission.hpp"
 #include "halo/sdk/waitable_timeline.hpp"
 #include "halo/semaphore.h"
 
@@ -36,6 +38,8 @@ struct HostSemaphore {
   // The page of an EXPORTABLE or imported semaphore, else NULL; its watch
   // ends before the timeline goes.
   SharedTimeline* shared = nullptr;
+  // The highest value a ready submission of this process will signal.
+  std::atomic<uint64_t> committed{0};
 
   HostSemaphore(Host host, halo_device_t* device, uint64_t initial_value);
   ~HostSemaphore();
@@ -63,12 +67,14 @@ struct HostSemaphore {
   halo_status_t export_handle(halo_external_handle_type_t type,
                               halo_external_handle_t* out_handle) noexcept;
 
-  // The semaphore vtable's signal_committed: the value is reached (these
-  // semaphores are signalled by the host or by a queue's worker, so no
-  // later value is known to be on its way without a wait on the host).
+  // The semaphore vtable's signal_committed: the value is reached, or a
+  // submission of this SDK's queue core that signals it or more has every
+  // wait reached (commit_queue_signals), and the semaphore has not failed.
   bool signal_committed(uint64_t value) noexcept {
     const uint64_t payload = timeline.payload();
-    return payload >= value && payload < HALO_SEMAPHORE_FAILURE_VALUE;
+    if (payload >= HALO_SEMAPHORE_FAILURE_VALUE) return false;
+    return payload >= value ||
+           committed.load(std::memory_order_acquire) >= value;
   }
 
   // The vtable's destroy. On the page's watcher thread (the last reference
@@ -90,6 +96,13 @@ struct HostSemaphore {
   // Moves the payload into |page| (owned from now on) and starts its watch.
   void share(SharedTimeline* page);
 };
+
+// Marks the signals of |submission| that are HostSemaphores as committed:
+// called by a queue when a submission is ready with no failure (every wait
+// reached), after which its signals come from the queue's worker alone.
+// libhalo may then let another plugin's device wait for them on the device
+// (external.h). Allocates nothing.
+void commit_queue_signals(Submission& submission) noexcept;
 
 // Waits for ALL or ANY of |count| (HostSemaphore, value) pairs until
 // |deadline|: OK when met, DEADLINE_EXCEEDED, or the failure status of a
