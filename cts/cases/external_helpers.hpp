@@ -83,6 +83,26 @@ inline bool same_gpu(halo_device_t* a, halo_device_t* b) {
          std::memcmp(info_a.uuid, kZero, sizeof(kZero)) != 0;
 }
 
+// The device and the peer's, as the interop.external.* cases pair them.
+struct PeerPair {
+  halo_device_t* own;
+  halo_device_t* foreign;
+  halo_device_capabilities_t own_caps;
+  halo_device_capabilities_t foreign_caps;
+  std::string peer;  // "the peer's device (<its plugin>)", for messages.
+  bool one_gpu;      // same_gpu(own, foreign).
+};
+
+inline PeerPair peer_pair_of(Context& ctx) {
+  halo_device_t* foreign = ctx.foreign_device();
+  return {ctx.device(),
+          foreign,
+          ctx.capabilities(),
+          capabilities_of(foreign),
+          "the peer's device (" + ctx.foreign_plugin_name() + ")",
+          same_gpu(ctx.device(), foreign)};
+}
+
 // Skips the case, naming what |caps| reports for |what| (such as
 // "buffer_export_types"), unless |types| has |type|.
 inline void require_type(halo_external_handle_type_t types,

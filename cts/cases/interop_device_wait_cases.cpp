@@ -31,12 +31,7 @@ struct Pair {
 // with |automatic|, where the waiter lets libhalo choose such waits: the
 // feature bit); skips saying why when there is none.
 std::vector<Pair> device_wait_pairs(Context& ctx, bool automatic = false) {
-  halo_device_t* own = ctx.device();
-  halo_device_t* foreign = ctx.foreign_device();
-  const halo_device_capabilities_t& own_caps = ctx.capabilities();
-  const halo_device_capabilities_t foreign_caps = capabilities_of(foreign);
-  const std::string peer = "the peer's device (" + ctx.foreign_plugin_name() + ")";
-  const bool one_gpu = same_gpu(own, foreign);
+  const auto [own, foreign, own_caps, foreign_caps, peer, one_gpu] = peer_pair_of(ctx);
   std::vector<Pair> pairs;
   auto add = [&](halo_device_t* exporter, const halo_device_capabilities_t& exporter_caps,
                  halo_device_t* waiter, const halo_device_capabilities_t& waiter_caps,

@@ -169,11 +169,8 @@ void exchange(Context& ctx, halo_device_t* exporter, halo_device_t* importer,
 // OPAQUE_FD memory is; other pairs skip saying so.
 void exchange_both_ways(Context& ctx, halo_external_handle_type_t type, bool same_gpu_only,
                         bool by_original = false) {
-  halo_device_t* foreign = ctx.foreign_device();
-  const halo_device_capabilities_t foreign_caps = capabilities_of(foreign);
-  const std::string peer = "the peer's device (" + ctx.foreign_plugin_name() + ")";
+  const auto [own, foreign, own_caps, foreign_caps, peer, one_gpu] = peer_pair_of(ctx);
   require_queued_buffers(foreign_caps, peer);
-  const halo_device_capabilities_t& own_caps = ctx.capabilities();
   const bool to_foreign = (own_caps.buffer_export_types & type) != 0 &&
                           (foreign_caps.buffer_import_types & type) != 0;
   const bool from_foreign = (foreign_caps.buffer_export_types & type) != 0 &&
@@ -186,15 +183,15 @@ void exchange_both_ways(Context& ctx, halo_external_handle_type_t type, bool sam
          handle_types_text(foreign_caps.buffer_export_types) + ", import " +
          handle_types_text(foreign_caps.buffer_import_types) + ")");
   }
-  if (same_gpu_only && !same_gpu(ctx.device(), foreign)) {
+  if (same_gpu_only && !one_gpu) {
     skip("the device and " + peer + " are not one GPU (their uuids differ or are zero), and " +
          handle_type_text(type) + " memory is shared only within one");
   }
   if (to_foreign) {
-    exchange(ctx, ctx.device(), foreign, type, "exported here, imported by " + peer, by_original);
+    exchange(ctx, own, foreign, type, "exported here, imported by " + peer, by_original);
   }
   if (from_foreign) {
-    exchange(ctx, foreign, ctx.device(), type, "exported by " + peer + ", imported here",
+    exchange(ctx, foreign, own, type, "exported by " + peer + ", imported here",
              by_original);
   }
 }

@@ -86,12 +86,7 @@ std::vector<halo_external_handle_type_t> shared_types(const halo_device_capabili
 HALO_CTS_CASE("interop.external.semaphore_shared",
               kNeedSemaphores | kNeedQueues | kNeedSecondPlugin,
               "a semaphore exported by one plugin's device and imported by the other's, for each type one exports and the other imports as a whole semaphore (OPAQUE_FD within one GPU), each direction: host signals of either side are read at once by the other, each device's queue waits on its side for the other device's queued signal, and failing the original fails a host wait on the import and a submission waiting on it") {
-  halo_device_t* own = ctx.device();
-  halo_device_t* foreign = ctx.foreign_device();
-  const halo_device_capabilities_t& own_caps = ctx.capabilities();
-  const halo_device_capabilities_t foreign_caps = capabilities_of(foreign);
-  const std::string peer = "the peer's device (" + ctx.foreign_plugin_name() + ")";
-  const bool one_gpu = same_gpu(own, foreign);
+  const auto [own, foreign, own_caps, foreign_caps, peer, one_gpu] = peer_pair_of(ctx);
   const auto outward = shared_types(own_caps, foreign_caps, one_gpu);
   const auto inward = shared_types(foreign_caps, own_caps, one_gpu);
   if (outward.empty() && inward.empty()) {
