@@ -1,10 +1,13 @@
-// halo-bench-device-wait: a three-hop chain across two plugins of one GPU,
-// with the cross-plugin waits taken on the device beside the same chain
-// handed over by the host (external.h, "Device-side waits across plugins").
+// halo-bench-device-wait: a three-hop chain across two plugins, with the
+// cross-plugin waits taken on the device beside the same chain handed over
+// by the host (external.h, "Device-side waits across plugins").
 //
 // For each pair of devices where one (the exporter, e.g. vulkan) exports
 // semaphores as a type the other (the waiter, e.g. cuda) imports for device
-// waits, each iteration submits three hops and waits for the last:
+// waits, on one GPU, or as a host timeline (HOST_TIMELINE_FD: the cpu plugin
+// and a plugin of the SDK's host semaphores, such as the CTS's reference
+// peer, in one process), each iteration submits three hops and waits for the
+// last:
 //   exporter: signals A = i
 //   waiter:   waits A = i, signals B = i
 //   exporter: waits B = i, signals C = i;   the host waits for C = i
@@ -12,7 +15,8 @@
 //   device  A is EXPORTABLE: the waiter's wait on it is committed when
 //           submitted, so libhalo makes it a wait on the waiter's device
 //           (which must report HALO_DEVICE_FEATURE_AUTOMATIC_DEVICE_WAITS:
-//           run with HALO_CUDA_AUTOMATIC_DEVICE_WAITS=1 for cuda).
+//           run with HALO_CUDA_AUTOMATIC_DEVICE_WAITS=1 for cuda,
+//           HALO_CPU_AUTOMATIC_DEVICE_WAITS=1 for cpu).
 //   host    A is a plain semaphore: a timepoint on it hands the waiter's
 //           work over from the host, as between plugins before ABI 1.5.
 // The B → C hop goes through the host in both (the waiter's semaphores do
@@ -22,6 +26,7 @@
 // runs written by hand against both APIs (device_wait_native.cpp).
 #include <benchmark/benchmark.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -71,6 +76,29 @@ void hop(halo_device_t* device, std::initializer_list<std::pair<halo_semaphore_t
   check_or_die(halo_device_queue_execute(device, &info), "queue execute");
 }
 
+// Whether libhalo may make |waiter| wait on |exporter|'s EXPORTABLE
+// semaphores on its device: a type that one exports and the other imports
+// for device waits, which must be a host timeline or name one GPU.
+bool shares_device_waits(halo_device_t* exporter, halo_device_t* waiter) {
+  const halo_external_handle_type_t types =
+      halo::bench::capabilities_of(exporter).semaphore_export_types &
+      halo::bench::capabilities_of(waiter).semaphore_wait_import_types;
+  if ((types & HALO_EXTERNAL_HANDLE_TYPE_HOST_TIMELINE_FD) != 0) return true;
+  return types != 0 && halo::bench::same_gpu(exporter, waiter);
+}
+
+// A name for |device| in benchmark names: its native API's ("vulkan",
+// "cuda"), or, where |other| has the same one (two plugins of host
+// devices), its device name's.
+std::string label_of(halo_device_t* device, halo_device_t* other) {
+  std::string label = halo::bench::native_api_name(device);
+  if (label != halo::bench::native_api_name(other)) return label;
+  const halo_device_info_t info = halo::bench::info_of(device);
+  label.assign(info.name, strnlen(info.name, sizeof(info.name)));
+  for (char& c : label) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return label;
+}
+
 struct Pair {
   halo_device_t* exporter;
   halo_device_t* waiter;
@@ -84,7 +112,8 @@ void chain(benchmark::State& state, Pair pair, bool device_side, int links) {
   halo_semaphore_t* b = make_semaphore(pair.waiter, HALO_SEMAPHORE_FLAG_NONE);
   halo_semaphore_t* c = make_semaphore(pair.exporter, HALO_SEMAPHORE_FLAG_NONE);
   halo_semaphore_compatibility_t compatibility = 0;
-  check_or_die(halo_device_semaphore_compatibility(pair.waiter, a, &compatibility), "compatibility");
+  check_or_die(halo_device_semaphore_compatibility(pair.waiter, a, &compatibility),
+               "compatibility");
   const bool on_device = (compatibility & HALO_SEMAPHORE_COMPATIBILITY_DEVICE_WAIT) != 0;
   if (on_device != device_side) {
     state.SkipWithError(device_side ? "libhalo does not make the waiter wait on the "
@@ -131,17 +160,13 @@ int main(int argc, char** argv) {
   int registered = 0;
   for (halo_device_t* exporter : devices) {
     for (halo_device_t* waiter : devices) {
-      const halo_device_info_t exporter_info = halo::bench::info_of(exporter);
-      if (exporter == waiter || !halo::bench::same_gpu(exporter, waiter) ||
-          (halo::bench::capabilities_of(exporter).semaphore_export_types &
-           halo::bench::capabilities_of(waiter).semaphore_wait_import_types) == 0) {
-        continue;
-      }
+      if (exporter == waiter || !shares_device_waits(exporter, waiter)) continue;
       const Pair pair{exporter, waiter};
-      const std::string name = halo::bench::native_api_name(exporter) + "_to_" +
-                               halo::bench::native_api_name(waiter);
+      const std::string name = label_of(exporter, waiter) + "_to_" + label_of(waiter, exporter);
 #ifdef HALO_BENCH_DEVICE_WAIT_NATIVE
-      if (name == "vulkan_to_cuda") halo::bench::register_native_three_hops(exporter_info.uuid, name);
+      if (name == "vulkan_to_cuda") {
+        halo::bench::register_native_three_hops(halo::bench::info_of(exporter).uuid, name);
+      }
 #endif
       for (int links : {1, 100}) {
         for (bool device_side : {true, false}) {
@@ -157,9 +182,10 @@ int main(int argc, char** argv) {
     }
   }
   if (registered == 0) {
-    std::fprintf(stderr, "halo-bench-device-wait: needs two devices of one GPU, one exporting "
-                         "semaphores as a type the other imports for device waits (vulkan and "
-                         "cuda on an NVIDIA GPU)\n");
+    std::fprintf(stderr, "halo-bench-device-wait: needs two devices, one exporting semaphores "
+                         "as a type the other imports for device waits: on one GPU (vulkan and "
+                         "cuda on an NVIDIA GPU), or as a host timeline (the cpu plugin and the "
+                         "CTS's reference peer, HALO_ADD_PLUGIN_FILES=<libhalo_cts_peer.so>)\n");
     return 0;
   }
   benchmark::RunSpecifiedBenchmarks();

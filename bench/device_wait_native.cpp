@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "cuda_library.hpp"
+
 namespace halo::bench {
 namespace {
 
@@ -43,6 +45,9 @@ struct Native {
 };
 
 Native g_native;
+// libcuda's entry points, loaded at run time as the cuda plugin loads them,
+// so that the benchmark also starts where no NVIDIA driver is.
+const halo::cuda::Api* g_cuda = nullptr;
 
 std::string vk_failed(const char* call, VkResult result) {
   return std::string(call) + " returned " + std::to_string(result);
@@ -50,7 +55,7 @@ std::string vk_failed(const char* call, VkResult result) {
 
 std::string cu_failed(const char* call, CUresult result) {
   const char* name = nullptr;
-  cuGetErrorName(result, &name);
+  g_cuda->cuGetErrorName(result, &name);
   return std::string(call) + " returned " + (name != nullptr ? name : "?");
 }
 
@@ -157,7 +162,7 @@ bool import_into_cuda(VkSemaphore semaphore, CUexternalSemaphore* out, std::stri
   CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC description = {};
   description.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
   description.handle.fd = fd;
-  const CUresult result = cuImportExternalSemaphore(out, &description);
+  const CUresult result = g_cuda->cuImportExternalSemaphore(out, &description);
   if (result != CUDA_SUCCESS) {
     close(fd);  // CUDA owns the fd only once the import succeeded.
     *error = cu_failed("cuImportExternalSemaphore", result);
@@ -167,10 +172,14 @@ bool import_into_cuda(VkSemaphore semaphore, CUexternalSemaphore* out, std::stri
 }
 
 bool create_cuda(CUdevice device, std::string* error) {
-  CUresult result = cuDevicePrimaryCtxRetain(&g_native.context, device);
-  if (result == CUDA_SUCCESS) result = cuCtxPushCurrent(g_native.context);
-  if (result == CUDA_SUCCESS) result = cuStreamCreate(&g_native.stream, CU_STREAM_NON_BLOCKING);
-  if (result == CUDA_SUCCESS) result = cuEventCreate(&g_native.done, CU_EVENT_DISABLE_TIMING);
+  CUresult result = g_cuda->cuDevicePrimaryCtxRetain(&g_native.context, device);
+  if (result == CUDA_SUCCESS) result = g_cuda->cuCtxPushCurrent(g_native.context);
+  if (result == CUDA_SUCCESS) {
+    result = g_cuda->cuStreamCreate(&g_native.stream, CU_STREAM_NON_BLOCKING);
+  }
+  if (result == CUDA_SUCCESS) {
+    result = g_cuda->cuEventCreate(&g_native.done, CU_EVENT_DISABLE_TIMING);
+  }
   if (result != CUDA_SUCCESS) {
     *error = cu_failed("CUDA set-up", result);
     return false;
@@ -232,18 +241,18 @@ void native_three_hops(benchmark::State& state, const Hops& hops) {
     if (hops.wait_on_device) {
       CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS params = {};
       params.params.fence.value = value;
-      cuWaitExternalSemaphoresAsync(&g_native.imported_a, &params, 1, g_native.stream);
+      g_cuda->cuWaitExternalSemaphoresAsync(&g_native.imported_a, &params, 1, g_native.stream);
     } else {
       host_wait(g_native.a, value);
     }
     if (hops.signal_on_device) {
       CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params = {};
       params.params.fence.value = value;
-      cuSignalExternalSemaphoresAsync(&g_native.imported_b, &params, 1, g_native.stream);
+      g_cuda->cuSignalExternalSemaphoresAsync(&g_native.imported_b, &params, 1, g_native.stream);
       signal_on_queue(g_native.c, value, g_native.b);
     } else {
-      cuEventRecord(g_native.done, g_native.stream);
-      cuEventSynchronize(g_native.done);
+      g_cuda->cuEventRecord(g_native.done, g_native.stream);
+      g_cuda->cuEventSynchronize(g_native.done);
       signal_on_queue(g_native.c, value);
     }
     host_wait(g_native.c, value);
@@ -257,21 +266,21 @@ void register_native_three_hops(const uint8_t uuid[16], const std::string& name)
   CUdevice cuda_device = 0;
   int count = 0;
   bool found = false;
-  if (cuInit(0) == CUDA_SUCCESS && cuDeviceGetCount(&count) == CUDA_SUCCESS) {
+  const char* reason = nullptr;
+  g_cuda = halo::cuda::load_api(&reason);  // cuInit included.
+  if (g_cuda == nullptr) error = reason;
+  if (g_cuda != nullptr && g_cuda->cuDeviceGetCount(&count) == CUDA_SUCCESS) {
     for (int i = 0; i < count && !found; ++i) {
       CUuuid cuda_uuid;
-      if (cuDeviceGet(&cuda_device, i) != CUDA_SUCCESS ||
-          cuDeviceGetUuid(&cuda_uuid, cuda_device) != CUDA_SUCCESS) {
+      if (g_cuda->cuDeviceGet(&cuda_device, i) != CUDA_SUCCESS ||
+          g_cuda->cuDeviceGetUuid(&cuda_uuid, cuda_device) != CUDA_SUCCESS) {
         continue;
       }
       found = std::memcmp(cuda_uuid.bytes, uuid, 16) == 0;
     }
   }
-  if (!found) {
-    error = "no CUDA device has the pair's uuid";
-  } else if (create_vulkan(uuid, &error)) {
-    create_cuda(cuda_device, &error);
-  }
+  if (error.empty() && !found) error = "no CUDA device has the pair's uuid";
+  if (error.empty() && create_vulkan(uuid, &error)) create_cuda(cuda_device, &error);
   for (const Hops& hops : kHops) {
     const std::string benchmark_name =
         "BM_ThreeHops/" + name + "/chain_1/" + hops.name + "/native";

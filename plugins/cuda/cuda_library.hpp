@@ -1,4 +1,5 @@
-// The CUDA driver API entry points the plugin uses, loaded at run time.
+// The CUDA driver API entry points the plugin (and the benchmarks'
+// hand-written CUDA sides) use, loaded at run time.
 //
 // The plugin never links libcuda: it opens libcuda.so.1 with dlopen and
 // reads each function it needs into a table. So the plugin builds wherever
@@ -51,6 +52,7 @@ namespace halo::cuda {
   X(cuDestroyExternalMemory)     \
   X(cuImportExternalSemaphore)   \
   X(cuWaitExternalSemaphoresAsync) \
+  X(cuSignalExternalSemaphoresAsync) \
   X(cuDestroyExternalSemaphore)  \
   X(cuMemsetD8Async)             \
   X(cuMemsetD16Async)            \
