@@ -112,9 +112,8 @@ void die(const char* what, halo_status_t status) {
   std::abort();
 }
 
-Semaphore::Semaphore(uint64_t initial_value) {
-  check(halo_semaphore_create(cpu_device(), initial_value,
-                              HALO_SEMAPHORE_FLAG_NONE, &semaphore_),
+Semaphore::Semaphore(uint64_t initial_value, halo_semaphore_flags_t flags) {
+  check(halo_semaphore_create(cpu_device(), initial_value, flags, &semaphore_),
         "halo_semaphore_create");
 }
 

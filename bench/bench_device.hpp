@@ -39,7 +39,8 @@ inline void check(halo_status_t status, const char* what) {
 // Owns one semaphore of the cpu device.
 class Semaphore {
  public:
-  explicit Semaphore(uint64_t initial_value);
+  explicit Semaphore(uint64_t initial_value,
+                     halo_semaphore_flags_t flags = HALO_SEMAPHORE_FLAG_NONE);
   ~Semaphore();
   Semaphore(const Semaphore&) = delete;
   Semaphore& operator=(const Semaphore&) = delete;

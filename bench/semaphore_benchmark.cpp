@@ -35,6 +35,10 @@ void register_benchmarks() {
   add("BM_PingPong/halo", ping_pong_halo)->UseRealTime();
   add("BM_PingPong/condition_variable", ping_pong_condition_variable)
       ->UseRealTime();
+  add("BM_PingPongShared/native_shared_futex", ping_pong_native_shared_futex)
+      ->UseRealTime();
+  add("BM_PingPongShared/halo_host_timeline", ping_pong_halo_host_timeline)
+      ->UseRealTime();
 
   add("BM_Query/native_atomic", query_native_atomic);
   add("BM_Query/halo", query_halo);

@@ -12,6 +12,11 @@ namespace halo::bench {
 void ping_pong_native_futex(benchmark::State& state);
 void ping_pong_condition_variable(benchmark::State& state);
 void ping_pong_halo(benchmark::State& state);
+// The same across a shared page, as between two processes: each thread
+// signals and waits through its own mapping (raw: non-private futexes) or
+// its own side of a host timeline (halo: exported, then imported again).
+void ping_pong_native_shared_futex(benchmark::State& state);
+void ping_pong_halo_host_timeline(benchmark::State& state);
 
 // Reading the payload.
 void query_native_atomic(benchmark::State& state);
