@@ -16,6 +16,7 @@
 #include <future>
 #include <thread>
 
+#include "halo/sdk/futex.hpp"
 #include "halo/sdk/host_semaphore.hpp"
 #include "halo/sdk/semaphore_vtable.hpp"
 #include "testing/fake_host.hpp"
@@ -242,6 +243,37 @@ struct ForeignSharer {
     }
   }
 };
+
+// A host wait on a shared timeline sleeps on the page as the protocol has
+// every sleeper do, counted in its waiters, so that another sharer's change
+// wakes it without this process's watcher thread between.
+TEST_F(HostSemaphoreSharingTest, AHostWaitSleepsOnThePage) {
+  halo_semaphore_t* semaphore = make_exportable(0);
+  const int fd = export_fd(semaphore);
+  void* mapping =
+      mmap(nullptr, sizeof(halo_host_timeline_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ASSERT_NE(mapping, MAP_FAILED);
+  close(fd);
+  ForeignSharer sharer{static_cast<halo_host_timeline_t*>(mapping)};
+  std::future<halo_status_code_t> waited = std::async(std::launch::async, [&] {
+    StatusHolder status(
+        HostSemaphore::cast(semaphore)->timeline.wait(1, HALO_DEADLINE_INFINITE_FUTURE));
+    return status.code();
+  });
+  // The semaphore's watcher sleeps there too; the wait makes a second.
+  // (A bound only so that a broken SDK fails instead of hanging.)
+  const halo_time_ns_t give_up = monotonic_now_ns() + 60'000'000'000;
+  bool counted = false;
+  while (!counted && monotonic_now_ns() < give_up) {
+    counted = __atomic_load_n(&sharer.page->waiters, __ATOMIC_SEQ_CST) >= 2;
+    std::this_thread::yield();
+  }
+  EXPECT_TRUE(counted) << "the host wait never counted itself among the page's waiters";
+  sharer.change(1);
+  EXPECT_EQ(waited.get(), HALO_STATUS_OK);
+  munmap(mapping, sizeof(halo_host_timeline_t));
+  release(semaphore);
+}
 
 // A child process maps the exported page and signals, waits for this
 // process's signal and fails the timeline; this process sees each through

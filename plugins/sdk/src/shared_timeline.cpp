@@ -133,6 +133,19 @@ void SharedTimeline::announce_change() noexcept {
   if (waiters_of(page_).load(kOrder) != 0) futex_wake_all_shared(&page_->epoch);
 }
 
+uint32_t SharedTimeline::begin_sleep() noexcept {
+  waiters_of(page_).fetch_add(1, kOrder);
+  return epoch_of(page_).load(kOrder);
+}
+
+bool SharedTimeline::sleep(uint32_t epoch, halo_time_ns_t deadline) noexcept {
+  return futex_wait_shared(&page_->epoch, epoch, deadline);
+}
+
+void SharedTimeline::end_sleep() noexcept {
+  waiters_of(page_).fetch_sub(1, kOrder);
+}
+
 halo_status_t SharedTimeline::export_fd(Host host, const char* function,
                                         int* out_fd) noexcept {
   const int fd = fcntl(fd_, F_DUPFD_CLOEXEC, 0);
@@ -164,11 +177,10 @@ void SharedTimeline::run_watch() noexcept {
       release_(owner_);
       return;
     }
-    waiters_of(page_).fetch_add(1, kOrder);
-    if (!stopping_.load(kOrder) && epoch_of(page_).load(kOrder) == epoch) {
-      futex_wait_shared(&page_->epoch, epoch, HALO_DEADLINE_INFINITE_FUTURE);
+    if (begin_sleep() == epoch && !stopping_.load(kOrder)) {
+      sleep(epoch, HALO_DEADLINE_INFINITE_FUTURE);
     }
-    waiters_of(page_).fetch_sub(1, kOrder);
+    end_sleep();
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include "halo/sdk/futex.hpp"
 #include "halo/sdk/multi_wait.hpp"
+#include "halo/sdk/shared_timeline.hpp"
 
 namespace halo::sdk {
 namespace {
@@ -53,12 +54,27 @@ halo_status_t WaitableTimeline::wait_slow(uint64_t value,
   halo_status_t result = settle(payload(), value, &done);
   if (done) return result;
   if (deadline == HALO_DEADLINE_INFINITE_PAST) return deadline_exceeded_;
+  // A shared timeline's waiter sleeps on its page, by the page's protocol
+  // (external_handle.h), so that another sharer's change wakes it itself,
+  // not through this process's watcher thread: one wake-up, not two. A
+  // change of this process's wakes it through the announcement after it.
+  SharedTimeline* page = shared();
   for (;;) {
-    waiters_.fetch_add(1, std::memory_order_seq_cst);
-    uint32_t epoch = epoch_.load(std::memory_order_seq_cst);
+    uint32_t epoch = 0;
+    if (page != nullptr) {
+      epoch = page->begin_sleep();
+    } else {
+      waiters_.fetch_add(1, std::memory_order_seq_cst);
+      epoch = epoch_.load(std::memory_order_seq_cst);
+    }
     result = settle(payload(std::memory_order_seq_cst), value, &done);
-    bool in_time = done || futex_wait(&epoch_, epoch, deadline);
-    waiters_.fetch_sub(1, std::memory_order_relaxed);
+    bool in_time = done || (page != nullptr ? page->sleep(epoch, deadline)
+                                            : futex_wait(&epoch_, epoch, deadline));
+    if (page != nullptr) {
+      page->end_sleep();
+    } else {
+      waiters_.fetch_sub(1, std::memory_order_relaxed);
+    }
     if (done) return result;
     // Whether woken or timed out, the payload decides first: a wait whose
     // value arrived right at the deadline still succeeds.

@@ -8,7 +8,8 @@
 // change the timeline announces it on the page, and each sharer's watcher
 // thread, woken by another's announcement, has its own timeline release
 // what the payload reached. A watcher announces nothing, so sharers never
-// echo each other.
+// echo each other. A host waiter sleeps on the page itself (begin_sleep),
+// so that another sharer's change wakes it without the watcher between.
 #ifndef HALO_SDK_SHARED_TIMELINE_HPP_
 #define HALO_SDK_SHARED_TIMELINE_HPP_
 
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "halo/deadline.h"
 #include "halo/external_handle.h"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/plugin_threads.hpp"
@@ -52,6 +54,16 @@ class SharedTimeline {
   // Wakes the other sharers after this process changed the payload word
   // (the page's "change" protocol after its compare-and-swap).
   void announce_change() noexcept;
+
+  // The page's "sleep" protocol, for a thread of this process waiting for
+  // a change of any sharer: begin_sleep() counts it among the page's
+  // waiters and returns the epoch; after re-reading the payload it sleeps
+  // while the epoch is still that one (sleep() returns false once
+  // |deadline| passed) and then end_sleep()s. Every sharer's change wakes
+  // it, this process's own through announce_change.
+  uint32_t begin_sleep() noexcept;
+  bool sleep(uint32_t epoch, halo_time_ns_t deadline) noexcept;
+  void end_sleep() noexcept;
 
   // True for a page made by create, which export_fd serves.
   bool exportable() const noexcept { return fd_ >= 0; }

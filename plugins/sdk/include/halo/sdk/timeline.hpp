@@ -106,6 +106,9 @@ class Timeline {
   }
 
  protected:
+  // The page given to share(), or NULL.
+  SharedTimeline* shared() const noexcept { return shared_; }
+
   // Called after every payload change (|payload| is the new value, or
   // HALO_SEMAPHORE_FAILURE_VALUE after a failure), before timepoints are
   // released, on the changing thread. Must not block.
