@@ -244,6 +244,42 @@ struct ForeignSharer {
   }
 };
 
+// Whether |page|'s waiter count comes to be |count|. (Bounded only so that
+// a broken SDK fails the test instead of hanging it.)
+bool waiters_reach(halo_host_timeline_t* page, uint32_t count) {
+  const halo_time_ns_t give_up = monotonic_now_ns() + 60'000'000'000;
+  while (__atomic_load_n(&page->waiters, __ATOMIC_SEQ_CST) != count) {
+    if (monotonic_now_ns() > give_up) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+// The watcher sleeps on the page only while its timeline has a timepoint
+// pending: then another sharer's change releases the timepoint, and once
+// none is pending the watcher leaves the page, so changes nobody here
+// awaits wake nobody here (the sharer then makes no futex call at all).
+TEST_F(HostSemaphoreSharingTest, TheWatcherSleepsOnThePageOnlyForTimepoints) {
+  halo_semaphore_t* semaphore = make_exportable(0);
+  const int fd = export_fd(semaphore);
+  void* mapping =
+      mmap(nullptr, sizeof(halo_host_timeline_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ASSERT_NE(mapping, MAP_FAILED);
+  close(fd);
+  ForeignSharer sharer{static_cast<halo_host_timeline_t*>(mapping)};
+  Landing landing;
+  halo_timepoint_t timepoint = timepoint_for(1, &landing);
+  ASSERT_EQ(HostSemaphore::cast(semaphore)->timeline.acquire(&timepoint), nullptr);
+  EXPECT_TRUE(waiters_reach(sharer.page, 1)) << "the watcher never slept on the page";
+  sharer.change(1);
+  EXPECT_EQ(landing.code.get_future().get(), HALO_STATUS_OK);
+  EXPECT_TRUE(waiters_reach(sharer.page, 0)) << "the watcher stayed on the page";
+  sharer.change(2);
+  EXPECT_EQ(value_of(semaphore), 2u);
+  munmap(mapping, sizeof(halo_host_timeline_t));
+  release(semaphore);
+}
+
 // A host wait on a shared timeline sleeps on the page as the protocol has
 // every sleeper do, counted in its waiters, so that another sharer's change
 // wakes it without this process's watcher thread between.
@@ -260,15 +296,10 @@ TEST_F(HostSemaphoreSharingTest, AHostWaitSleepsOnThePage) {
         HostSemaphore::cast(semaphore)->timeline.wait(1, HALO_DEADLINE_INFINITE_FUTURE));
     return status.code();
   });
-  // The semaphore's watcher sleeps there too; the wait makes a second.
-  // (A bound only so that a broken SDK fails instead of hanging.)
-  const halo_time_ns_t give_up = monotonic_now_ns() + 60'000'000'000;
-  bool counted = false;
-  while (!counted && monotonic_now_ns() < give_up) {
-    counted = __atomic_load_n(&sharer.page->waiters, __ATOMIC_SEQ_CST) >= 2;
-    std::this_thread::yield();
-  }
-  EXPECT_TRUE(counted) << "the host wait never counted itself among the page's waiters";
+  // With no timepoint pending the watcher sleeps apart, so the one sleeper
+  // on the page is the wait.
+  EXPECT_TRUE(waiters_reach(sharer.page, 1))
+      << "the host wait never counted itself among the page's waiters";
   sharer.change(1);
   EXPECT_EQ(waited.get(), HALO_STATUS_OK);
   munmap(mapping, sizeof(halo_host_timeline_t));

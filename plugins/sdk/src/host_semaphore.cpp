@@ -32,6 +32,9 @@ void HostSemaphore::share(SharedTimeline* page) {
         HostSemaphore* self = static_cast<HostSemaphore*>(owner);
         self->host.destroy(self);
       },
+      [](void* owner) noexcept {
+        return static_cast<HostSemaphore*>(owner)->timeline.pending_timepoints() != 0;
+      },
       this);
 }
 

@@ -115,6 +115,8 @@ halo_status_t SharedTimeline::open(Host host, const char* function, int fd,
 
 SharedTimeline::~SharedTimeline() {
   stopping_.store(true, kOrder);
+  resting_wakes_.fetch_add(1, kOrder);
+  futex_wake_all(&resting_wakes_);
   // A new epoch, so that a watcher about to sleep does not (other sharers'
   // watchers wake for nothing, as the page's protocol allows).
   epoch_of(page_).fetch_add(1, kOrder);
@@ -159,9 +161,11 @@ halo_status_t SharedTimeline::export_fd(Host host, const char* function,
   return HALO_OK;
 }
 
-void SharedTimeline::watch(OwnerCall changed, OwnerCall release, void* owner) {
+void SharedTimeline::watch(OwnerCall changed, OwnerCall release,
+                           OwnerQuery wanted, void* owner) {
   changed_ = changed;
   release_ = release;
+  wanted_ = wanted;
   owner_ = owner;
   threads_.start("halo-timeline", [this]() noexcept { run_watch(); });
 }
@@ -177,11 +181,34 @@ void SharedTimeline::run_watch() noexcept {
       release_(owner_);
       return;
     }
+    if (!wanted_(owner_)) {
+      rest();
+      continue;
+    }
     if (begin_sleep() == epoch && !stopping_.load(kOrder)) {
       sleep(epoch, HALO_DEADLINE_INFINITE_FUTURE);
     }
     end_sleep();
   }
+}
+
+void SharedTimeline::rest() noexcept {
+  // A Dekker pair with want_changes: the owner raises its need (a pending
+  // timepoint, seq_cst) before reading resting_, and this thread raises
+  // resting_ before reading the need, so either want_changes sees it
+  // resting and wakes it, or it sees the need and does not sleep.
+  resting_.store(true, kOrder);
+  const uint32_t wakes = resting_wakes_.load(kOrder);
+  if (!wanted_(owner_) && !stopping_.load(kOrder)) {
+    futex_wait(&resting_wakes_, wakes, HALO_DEADLINE_INFINITE_FUTURE);
+  }
+  resting_.store(false, kOrder);
+}
+
+void SharedTimeline::want_changes() noexcept {
+  if (!resting_.load(kOrder)) return;
+  resting_wakes_.fetch_add(1, kOrder);
+  futex_wake_all(&resting_wakes_);
 }
 
 }  // namespace halo::sdk

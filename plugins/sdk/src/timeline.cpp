@@ -181,7 +181,12 @@ halo_status_t Timeline::acquire(halo_timepoint_t* timepoint) noexcept {
     pending_.fetch_add(1, std::memory_order_seq_cst);
     insert_sorted(timepoint);
     if (value_->load(std::memory_order_seq_cst) < timepoint->value) {
-      return HALO_OK;  // A later signal or fail releases it.
+      // A later signal or fail releases it; another sharer's through the
+      // watcher, which may be sleeping apart from the page until now. Told
+      // under the lock: once it is released, the timepoint's callback may
+      // drop the timeline's last reference.
+      if (shared_ != nullptr) shared_->want_changes();
+      return HALO_OK;
     }
     // A signal landed between the first check and the registration; it may
     // not have seen our pending count, so we release the timepoint ourselves.

@@ -9,7 +9,9 @@
 // thread, woken by another's announcement, has its own timeline release
 // what the payload reached. A watcher announces nothing, so sharers never
 // echo each other. A host waiter sleeps on the page itself (begin_sleep),
-// so that another sharer's change wakes it without the watcher between.
+// so that another sharer's change wakes it without the watcher between;
+// and the watcher sleeps on the page only while its timeline has
+// timepoints pending, so a change nobody here awaits wakes nobody here.
 #ifndef HALO_SDK_SHARED_TIMELINE_HPP_
 #define HALO_SDK_SHARED_TIMELINE_HPP_
 
@@ -74,11 +76,23 @@ class SharedTimeline {
   halo_status_t export_fd(Host host, const char* function,
                           int* out_fd) noexcept;
 
+  // Whether the owner needs other sharers' changes carried to it now (it
+  // has timepoints pending).
+  using OwnerQuery = bool (*)(void* owner) noexcept;
+
   // Starts the watcher thread: it calls |changed| with |owner| after every
-  // change another sharer announces (and may call it when nothing
-  // changed), until the page goes. Throws std::system_error when no thread
-  // can start.
-  void watch(OwnerCall changed, OwnerCall release, void* owner);
+  // change another sharer announces while |wanted| says the owner needs
+  // them (and may call it when nothing changed), until the page goes.
+  // While the owner needs none the watcher sleeps apart from the page, so
+  // that other sharers' changes wake nobody here, until want_changes().
+  // Throws std::system_error when no thread can start.
+  void watch(OwnerCall changed, OwnerCall release, OwnerQuery wanted,
+             void* owner);
+
+  // Called once the owner may need changes again (after it registered a
+  // timepoint): wakes the watcher if it sleeps apart. Thread-safe; one load
+  // while the watcher is awake or on the page.
+  void want_changes() noexcept;
 
   // True on the watcher thread, where |changed| may run callbacks that
   // drop the owner's last reference.
@@ -95,16 +109,23 @@ class SharedTimeline {
   SharedTimeline(halo_host_timeline_t* page, int fd) noexcept
       : page_(page), fd_(fd) {}
   void run_watch() noexcept;
+  // The watcher's sleep apart from the page, until want_changes() or the
+  // end of the watch.
+  void rest() noexcept;
 
   halo_host_timeline_t* page_;
   // The memfd of a page made by create; -1 for one opened.
   int fd_;
   OwnerCall changed_ = nullptr;
   OwnerCall release_ = nullptr;
+  OwnerQuery wanted_ = nullptr;
   void* owner_ = nullptr;
   // Touched by the watcher thread alone.
   bool owner_released_ = false;
   std::atomic<bool> stopping_{false};
+  // The watcher sleeps apart (rest) on resting_wakes_ while resting_.
+  std::atomic<bool> resting_{false};
+  std::atomic<uint32_t> resting_wakes_{0};
   PluginThreads threads_;
 };
 

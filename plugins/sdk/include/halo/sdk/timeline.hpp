@@ -102,7 +102,9 @@ class Timeline {
 
   // Returns the number of registered timepoints not yet released (tests).
   size_t pending_timepoints() const noexcept {
-    return pending_.load(std::memory_order_acquire);
+    // seq_cst: a shared timeline's watcher decides by it whether to sleep
+    // on the page (SharedTimeline::rest).
+    return pending_.load(std::memory_order_seq_cst);
   }
 
  protected:
