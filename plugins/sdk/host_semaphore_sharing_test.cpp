@@ -244,6 +244,28 @@ struct ForeignSharer {
   }
 };
 
+// The page behind an exported fd, mapped here as another sharer would map
+// it (the fd is closed at once: the mapping does not need it).
+class MappedPage {
+ public:
+  explicit MappedPage(int fd)
+      : mapping_(mmap(nullptr, sizeof(halo_host_timeline_t), PROT_READ | PROT_WRITE,
+                      MAP_SHARED, fd, 0)) {
+    close(fd);
+  }
+  ~MappedPage() {
+    if (ok()) munmap(mapping_, sizeof(halo_host_timeline_t));
+  }
+  MappedPage(const MappedPage&) = delete;
+  MappedPage& operator=(const MappedPage&) = delete;
+
+  bool ok() const { return mapping_ != MAP_FAILED; }
+  halo_host_timeline_t* page() const { return static_cast<halo_host_timeline_t*>(mapping_); }
+
+ private:
+  void* mapping_;
+};
+
 // Whether |page|'s waiter count comes to be |count|. (Bounded only so that
 // a broken SDK fails the test instead of hanging it.)
 bool waiters_reach(halo_host_timeline_t* page, uint32_t count) {
@@ -261,12 +283,9 @@ bool waiters_reach(halo_host_timeline_t* page, uint32_t count) {
 // awaits wake nobody here (the sharer then makes no futex call at all).
 TEST_F(HostSemaphoreSharingTest, TheWatcherSleepsOnThePageOnlyForTimepoints) {
   halo_semaphore_t* semaphore = make_exportable(0);
-  const int fd = export_fd(semaphore);
-  void* mapping =
-      mmap(nullptr, sizeof(halo_host_timeline_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  ASSERT_NE(mapping, MAP_FAILED);
-  close(fd);
-  ForeignSharer sharer{static_cast<halo_host_timeline_t*>(mapping)};
+  MappedPage mapped(export_fd(semaphore));
+  ASSERT_TRUE(mapped.ok());
+  ForeignSharer sharer{mapped.page()};
   Landing landing;
   halo_timepoint_t timepoint = timepoint_for(1, &landing);
   ASSERT_EQ(HostSemaphore::cast(semaphore)->timeline.acquire(&timepoint), nullptr);
@@ -276,7 +295,6 @@ TEST_F(HostSemaphoreSharingTest, TheWatcherSleepsOnThePageOnlyForTimepoints) {
   EXPECT_TRUE(waiters_reach(sharer.page, 0)) << "the watcher stayed on the page";
   sharer.change(2);
   EXPECT_EQ(value_of(semaphore), 2u);
-  munmap(mapping, sizeof(halo_host_timeline_t));
   release(semaphore);
 }
 
@@ -285,12 +303,9 @@ TEST_F(HostSemaphoreSharingTest, TheWatcherSleepsOnThePageOnlyForTimepoints) {
 // wakes it without this process's watcher thread between.
 TEST_F(HostSemaphoreSharingTest, AHostWaitSleepsOnThePage) {
   halo_semaphore_t* semaphore = make_exportable(0);
-  const int fd = export_fd(semaphore);
-  void* mapping =
-      mmap(nullptr, sizeof(halo_host_timeline_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  ASSERT_NE(mapping, MAP_FAILED);
-  close(fd);
-  ForeignSharer sharer{static_cast<halo_host_timeline_t*>(mapping)};
+  MappedPage mapped(export_fd(semaphore));
+  ASSERT_TRUE(mapped.ok());
+  ForeignSharer sharer{mapped.page()};
   std::future<halo_status_code_t> waited = std::async(std::launch::async, [&] {
     StatusHolder status(
         HostSemaphore::cast(semaphore)->timeline.wait(1, HALO_DEADLINE_INFINITE_FUTURE));
@@ -302,7 +317,6 @@ TEST_F(HostSemaphoreSharingTest, AHostWaitSleepsOnThePage) {
       << "the host wait never counted itself among the page's waiters";
   sharer.change(1);
   EXPECT_EQ(waited.get(), HALO_STATUS_OK);
-  munmap(mapping, sizeof(halo_host_timeline_t));
   release(semaphore);
 }
 

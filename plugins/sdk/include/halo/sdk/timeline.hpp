@@ -100,7 +100,7 @@ class Timeline {
   // waiting for it. Thread-safe.
   bool cancel(halo_timepoint_t* timepoint) noexcept;
 
-  // Returns the number of registered timepoints not yet released (tests).
+  // Returns the number of registered timepoints not yet released.
   size_t pending_timepoints() const noexcept {
     // seq_cst: a shared timeline's watcher decides by it whether to sleep
     // on the page (SharedTimeline::rest).
