@@ -116,8 +116,9 @@ void* allocate(void*, size_t size, size_t alignment) {
 
 void deallocate(void*, void* pointer) {
   if (pointer == nullptr) return;
-  g_live_allocations.fetch_sub(1);
   std::free(pointer);
+  g_live_allocations.fetch_sub(1);
+  g_live_allocations.notify_all();
 }
 
 const halo_host_interface_t kInterface = {
@@ -147,6 +148,12 @@ const halo_host_interface_t* fake_host_interface() noexcept {
 
 long live_statuses() noexcept { return g_live_statuses.load(); }
 long live_allocations() noexcept { return g_live_allocations.load(); }
+void await_live_allocations(long count) noexcept {
+  for (long live = g_live_allocations.load(); live != count;
+       live = g_live_allocations.load()) {
+    g_live_allocations.wait(live);
+  }
+}
 long total_allocations() noexcept { return g_total_allocations.load(); }
 
 StatusHolder::~StatusHolder() { status_free(status_); }
