@@ -11,6 +11,8 @@
 // clEnqueueFillBuffer on its own word (word_fill.hpp).
 #include "fixture.hpp"
 #include "opencl_benchmarks.hpp"
+#include "raw_holder.hpp"
+#include "raw_poller.hpp"
 #include "raw_retirer.hpp"
 #include "word_fill.hpp"
 
@@ -57,9 +59,10 @@ void user_event_release_halo(benchmark::State& state) {
 
 namespace {
 
-// The raw chain; with a |retirer|, each link's event goes to it instead of
-// being released at once.
-void chain_raw(benchmark::State& state, RawRetirer* retirer) {
+// The raw chain; with a |retirer| (RawRetirer, RawPoller, RawHolder), each
+// link's event goes to it instead of being released at once.
+template <typename Retirer>
+void chain_raw(benchmark::State& state, Retirer* retirer) {
   PinnedTimedThread pinned;
   cl_command_queue queue = fixture().raw().queue();
   cl_mem word = fixture().raw_resources().word.get();
@@ -87,11 +90,23 @@ void chain_raw(benchmark::State& state, RawRetirer* retirer) {
 
 }  // namespace
 
-void chain_native(benchmark::State& state) { chain_raw(state, nullptr); }
+void chain_native(benchmark::State& state) {
+  chain_raw<RawRetirer>(state, nullptr);
+}
 
 void chain_native_retiring(benchmark::State& state) {
   RawRetirer retirer;
   chain_raw(state, &retirer);
+}
+
+void chain_native_polling(benchmark::State& state) {
+  RawPoller poller;
+  chain_raw(state, &poller);
+}
+
+void chain_native_holding(benchmark::State& state) {
+  RawHolder holder;
+  chain_raw(state, &holder);
 }
 
 void chain_halo(benchmark::State& state) {

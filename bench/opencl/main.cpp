@@ -43,11 +43,18 @@ void add_pair(const std::string& family, BenchmarkFunction native,
 void register_benchmarks() {
   add_pair("BM_ClUserEventRelease", user_event_release_native,
            user_event_release_halo, benchmark::kMicrosecond);
-  // Raw OpenCL twice: as is, and also retiring each link as it ends, as
-  // halo's retention needs (raw_retirer.hpp).
+  // Raw OpenCL four times: as is; learning of each link's end as it comes,
+  // as halo's retention needs, by a thread that waits and releases
+  // (raw_retirer.hpp) and by one that polls as halo's queue does
+  // (raw_poller.hpp); and only holding each event a few links longer
+  // (raw_holder.hpp).
   add("BM_ClChain10k/native_opencl", chain_native, benchmark::kMillisecond,
       /*manual_time=*/false);
   add("BM_ClChain10k/native_opencl_retiring", chain_native_retiring,
+      benchmark::kMillisecond, /*manual_time=*/false);
+  add("BM_ClChain10k/native_opencl_polling", chain_native_polling,
+      benchmark::kMillisecond, /*manual_time=*/false);
+  add("BM_ClChain10k/native_opencl_holding", chain_native_holding,
       benchmark::kMillisecond, /*manual_time=*/false);
   add("BM_ClChain10k/halo", chain_halo, benchmark::kMillisecond,
       /*manual_time=*/false);

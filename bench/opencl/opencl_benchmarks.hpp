@@ -27,11 +27,15 @@ void user_event_release_native(benchmark::State& state);
 void user_event_release_halo(benchmark::State& state);
 
 // kChainLength 4-byte fills, each waiting on the one before; the host
-// waits for the last. The retiring baseline also has each link's end seen
-// as it comes, as halo must (raw_retirer.hpp).
+// waits for the last. The retiring and polling baselines also have each
+// link's end seen as it comes, as halo must (raw_retirer.hpp,
+// raw_poller.hpp); the holding one only keeps each event a while longer
+// (raw_holder.hpp).
 inline constexpr int kChainLength = 10000;
 void chain_native(benchmark::State& state);
 void chain_native_retiring(benchmark::State& state);
+void chain_native_polling(benchmark::State& state);
+void chain_native_holding(benchmark::State& state);
 void chain_halo(benchmark::State& state);
 
 // A fill of kTransferSize bytes, and a copy between two such buffers,
