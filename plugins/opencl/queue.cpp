@@ -156,7 +156,8 @@ void Queue::land_run() noexcept {
 
 void Queue::end_run_unseen() noexcept {
   if (run_head_ == nullptr) return;
-  // One flush for them all, as begin_long_poll makes for each newcomer.
+  // One flush (if any) for them all, as begin_long_poll makes for each
+  // newcomer.
   run_tail_->begin_long_poll();
   long_head_ = run_head_;
   long_tail_ = run_tail_;

@@ -7,13 +7,14 @@
 // event for that long and completes it itself: no callback, no OpenCL
 // object per submission, and while work keeps coming the worker spins for
 // the next one instead of sleeping. Longer work joins the queue's long
-// polls: the worker queries the oldest between its other hand-overs and
-// while idle, each time a quarter longer after the last (at most 0.5 ms
-// apart), so that no thread spins for as long as the device runs and the
-// worker goes on releasing finished work meanwhile; polled completions
-// land in the order the submissions were issued. A CL_COMPLETE callback
-// would keep threads free too, but NVIDIA's driver delivers it
-// milliseconds after the work ends.
+// polls, flushed first if the implementation still holds it
+// (Submission::begin_long_poll): the worker queries the oldest between its
+// other hand-overs and while idle, each time a quarter longer after the
+// last (at most 0.5 ms apart), so that no thread spins for as long as the
+// device runs and the worker goes on releasing finished work meanwhile;
+// polled completions land in the order the submissions were issued. A
+// CL_COMPLETE callback would keep threads free too, but NVIDIA's driver
+// delivers it milliseconds after the work ends.
 //
 // A chain is seen by its newest link. A submission that chained on the
 // completion event of an earlier issued one of the queue covers it

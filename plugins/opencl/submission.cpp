@@ -443,9 +443,15 @@ Submission::PollEnd Submission::poll_completion(
 }
 
 void Submission::begin_long_poll() noexcept {
-  // Flushed, so that an implementation that holds enqueued commands back
-  // until a flush runs them.
-  api_->clFlush(device_->cl_queue);
+  // An implementation may hold enqueued commands back until a flush
+  // (CL_QUEUED); once it has handed them to the device (CL_SUBMITTED or
+  // later) no flush is needed. So the queue is flushed only for work still
+  // held: on NVIDIA's driver every clFlush woke a driver thread that then
+  // spun for a core's worth beside the caller's enqueues (bench/README.md,
+  // "A flush only for work not submitted"). A host thread blocked on the
+  // work has flushed it (clWaitForEvents does).
+  if (holders_.load(std::memory_order_acquire) > 1) return;
+  if (execution_status() == CL_QUEUED) api_->clFlush(device_->cl_queue);
 }
 
 std::chrono::nanoseconds Submission::poll_long(

@@ -158,7 +158,8 @@ class Submission final : public sdk::Submission, public SignalSource {
     polled_status_ = CL_COMPLETE;
     land_polled();
   }
-  // A submission joins the long polls: flushes the device's queue.
+  // A submission joins the long polls: flushes the device's queue if the
+  // implementation still holds its work.
   void begin_long_poll() noexcept;
   // On the worker, for the oldest of the long polls (from the call that
   // makes it the oldest on): queries the completion event when its next

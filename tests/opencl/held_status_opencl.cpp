@@ -35,6 +35,8 @@ struct Fill {
   // any the implementation takes inside (PoCL's queue keeps its last
   // command's event).
   int64_t plugin_references = 1;
+  // A clFlush came after its enqueue (halo_test_queue_fills_until_flush).
+  bool flushed = false;
 };
 
 std::mutex g_mutex;
@@ -42,7 +44,12 @@ std::condition_variable g_let_through;
 std::condition_variable g_query_held;
 // Notified after every clReleaseEvent of the plugin's.
 std::condition_variable g_released;
+// Notified after every status query of a recorded fill.
+std::condition_variable g_queried;
 bool g_holding = false;
+bool g_recording = false;
+bool g_queue_until_flush = false;
+size_t g_flushes = 0;
 size_t g_held_queries = 0;
 // Recorded fills from this index on answer g_failure.
 size_t g_first_failed = SIZE_MAX;
@@ -80,8 +87,15 @@ clGetEventInfo(cl_event event, cl_event_info name, size_t size, void* value,
   for (size_t i = 0; i < g_fills.size(); ++i) {
     if (g_fills[i].event != event) continue;
     ++g_fills[i].status_queries;
-    if (i >= g_first_failed && value != nullptr && size >= sizeof(cl_int)) {
-      *static_cast<cl_int*>(value) = g_failure;
+    g_queried.notify_all();
+    cl_int answer = CL_SUCCESS;
+    if (i >= g_first_failed) {
+      answer = g_failure;
+    } else if (g_queue_until_flush && !g_fills[i].flushed) {
+      answer = CL_QUEUED;
+    }
+    if (answer != CL_SUCCESS && value != nullptr && size >= sizeof(cl_int)) {
+      *static_cast<cl_int*>(value) = answer;
       if (size_ret != nullptr) *size_ret = sizeof(cl_int);
       return CL_SUCCESS;
     }
@@ -101,10 +115,20 @@ __attribute__((visibility("default"))) cl_int CL_API_CALL clEnqueueFillBuffer(
                      wait_count, waits, event);
   if (code != CL_SUCCESS || event == nullptr) return code;
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (g_holding && retain(*event) == CL_SUCCESS) {
+  if ((g_holding || g_recording) && retain(*event) == CL_SUCCESS) {
     g_fills.push_back(Fill{*event});
   }
   return code;
+}
+
+__attribute__((visibility("default"))) cl_int CL_API_CALL
+clFlush(cl_command_queue queue) {
+  auto flush = loader_entry<decltype(&clFlush)>("clFlush");
+  if (flush == nullptr) return CL_OUT_OF_RESOURCES;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ++g_flushes;
+  for (Fill& fill : g_fills) fill.flushed = true;
+  return flush(queue);
 }
 
 __attribute__((visibility("default"))) cl_int CL_API_CALL
@@ -133,6 +157,30 @@ clReleaseEvent(cl_event event) {
 __attribute__((visibility("default"))) void halo_test_hold_status() {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_holding = true;
+}
+
+__attribute__((visibility("default"))) void halo_test_record_fills() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_recording = true;
+}
+
+__attribute__((visibility("default"))) void halo_test_wait_status_queries(
+    size_t index, size_t count) {
+  std::unique_lock<std::mutex> lock(g_mutex);
+  g_queried.wait(lock, [&] {
+    return index < g_fills.size() && g_fills[index].status_queries >= count;
+  });
+}
+
+__attribute__((visibility("default"))) void
+halo_test_queue_fills_until_flush() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_queue_until_flush = true;
+}
+
+__attribute__((visibility("default"))) size_t halo_test_flushes() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_flushes;
 }
 
 __attribute__((visibility("default"))) void halo_test_wait_held_query() {
@@ -196,6 +244,8 @@ __attribute__((visibility("default"))) void halo_test_forget_fills() {
     g_held_queries = 0;
     g_first_failed = SIZE_MAX;
     g_failure = CL_SUCCESS;
+    g_recording = false;
+    g_queue_until_flush = false;
   }
   for (const Fill& fill : fills) {
     if (release != nullptr) release(fill.event);

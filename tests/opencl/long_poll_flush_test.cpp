@@ -1,0 +1,123 @@
+// A polled submission whose work outlasts the worker's spin joins the long
+// polls (plugins/opencl/queue.hpp). OpenCL may hold enqueued commands back
+// until the queue is flushed, so the worker flushes for work the
+// implementation still holds (CL_QUEUED), or it would poll forever; and
+// only for that, as on NVIDIA's driver a flush wakes a driver thread that
+// then spins beside the caller's enqueues (bench/README.md).
+//
+// Runs through held_status_opencl.cpp (named by HALO_OPENCL_LIBRARY) with
+// completion polled (HALO_OPENCL_COMPLETION_POLL_US), which answers the
+// worker's status queries as such an implementation would. The tests wait
+// with halo_device_wait_idle, which waits for the worker: a host wait on
+// the work itself would flush (clWaitForEvents does).
+#include <CL/cl.h>
+#include <dlfcn.h>
+
+#include <cstdint>
+
+#include "held_status_opencl.hpp"
+#include "opencl_test_util.hpp"
+
+namespace halo_opencl_test {
+namespace {
+
+struct Controls {
+  decltype(&halo_test_record_fills) record_fills = nullptr;
+  decltype(&halo_test_queue_fills_until_flush) queue_until_flush = nullptr;
+  decltype(&halo_test_fail_fills_from) answer_fills_from = nullptr;
+  decltype(&halo_test_wait_status_queries) wait_status_queries = nullptr;
+  decltype(&halo_test_flushes) flushes = nullptr;
+  decltype(&halo_test_forget_fills) forget_fills = nullptr;
+};
+
+template <class Function>
+void find(void* library, const char* name, Function* out) {
+  *out = reinterpret_cast<Function>(dlsym(library, name));
+}
+
+// More status queries than the worker's spin of 50 µs makes (one every
+// 4 µs, after 10 µs without): the rest come from its long polls.
+constexpr size_t kPastTheSpin = 30;
+
+class LongPollFlushTest : public OpenClTest {
+ protected:
+  void SetUp() override {
+    OpenClTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    void* library =
+        dlopen(HALO_TEST_HELD_STATUS_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
+    ASSERT_NE(library, nullptr)
+        << "the plugin did not load " HALO_TEST_HELD_STATUS_LIBRARY
+           "; run with HALO_OPENCL_LIBRARY naming it";
+    find(library, "halo_test_record_fills", &controls_.record_fills);
+    find(library, "halo_test_queue_fills_until_flush",
+         &controls_.queue_until_flush);
+    find(library, "halo_test_fail_fills_from", &controls_.answer_fills_from);
+    find(library, "halo_test_wait_status_queries",
+         &controls_.wait_status_queries);
+    find(library, "halo_test_flushes", &controls_.flushes);
+    find(library, "halo_test_forget_fills", &controls_.forget_fills);
+    dlclose(library);
+    ASSERT_TRUE(controls_.record_fills != nullptr &&
+                controls_.queue_until_flush != nullptr &&
+                controls_.answer_fills_from != nullptr &&
+                controls_.wait_status_queries != nullptr &&
+                controls_.flushes != nullptr &&
+                controls_.forget_fills != nullptr);
+    buffer_ = make_buffer(256);
+    fill_ = begin_command_buffer();
+    const uint32_t pattern = 0xF1u;
+    HALO_ASSERT_OK(halo_command_buffer_fill(fill_.get(), buffer_.get(), 0, 256,
+                                            &pattern, 4));
+    HALO_ASSERT_OK(halo_command_buffer_end(fill_.get()));
+    controls_.record_fills();
+  }
+
+  void TearDown() override {
+    if (controls_.forget_fills != nullptr) {
+      // Real answers again, so that nothing stays in flight.
+      controls_.answer_fills_from(SIZE_MAX, 0);
+      HALO_EXPECT_OK(halo_device_wait_idle(device(), deadline_in_ms(20000)));
+      controls_.forget_fills();
+    }
+    fill_.reset();
+    buffer_.reset();
+    OpenClTest::TearDown();
+  }
+
+  Controls controls_;
+  BufferPtr buffer_;
+  CommandBufferPtr fill_;
+};
+
+TEST_F(LongPollFlushTest, WorkHeldUntilAFlushIsFlushedAndLands) {
+  controls_.queue_until_flush();
+  const size_t flushes = controls_.flushes();
+  SemaphorePtr done = make_semaphore();
+  HALO_ASSERT_OK(submit(fill_.get(), {}, {}, {done.get()}, {1}));
+  // Never flushed, the work would stay CL_QUEUED and the wait time out.
+  HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(20000)));
+  EXPECT_GT(controls_.flushes(), flushes);
+  uint64_t value = 0;
+  HALO_ASSERT_OK(halo_semaphore_query(done.get(), &value));
+  EXPECT_EQ(value, 1u);
+}
+
+TEST_F(LongPollFlushTest, WorkAlreadySubmittedIsNotFlushed) {
+  // The work answers as handed to the device but not ended, for as long as
+  // the test says: the worker's spin outlasts it, and its long polls begin.
+  controls_.answer_fills_from(0, CL_SUBMITTED);
+  const size_t flushes = controls_.flushes();
+  SemaphorePtr done = make_semaphore();
+  HALO_ASSERT_OK(submit(fill_.get(), {}, {}, {done.get()}, {1}));
+  controls_.wait_status_queries(0, kPastTheSpin);
+  EXPECT_EQ(controls_.flushes(), flushes);
+  controls_.answer_fills_from(SIZE_MAX, 0);
+  HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(20000)));
+  uint64_t value = 0;
+  HALO_ASSERT_OK(halo_semaphore_query(done.get(), &value));
+  EXPECT_EQ(value, 1u);
+}
+
+}  // namespace
+}  // namespace halo_opencl_test
