@@ -130,29 +130,24 @@ struct CondVarChannel {
   void wait_pong(uint64_t k) { pong_counter.wait_for(k); }
 };
 
+void signal_or_die(halo_semaphore_t* semaphore, uint64_t k) {
+  check(halo_semaphore_signal(semaphore, k), "halo_semaphore_signal");
+}
+
+void wait_or_die(halo_semaphore_t* semaphore, uint64_t k) {
+  check(halo_semaphore_wait(semaphore, k, HALO_DEADLINE_INFINITE_FUTURE),
+        "halo_semaphore_wait");
+}
+
 // Two halo semaphores of the cpu device, with blocking waits.
 struct HaloChannel {
   Semaphore ping_semaphore{0};
   Semaphore pong_semaphore{0};
 
-  void ping(uint64_t k) {
-    check(halo_semaphore_signal(ping_semaphore.get(), k),
-          "halo_semaphore_signal(ping)");
-  }
-  void wait_ping(uint64_t k) {
-    check(halo_semaphore_wait(ping_semaphore.get(), k,
-                              HALO_DEADLINE_INFINITE_FUTURE),
-          "halo_semaphore_wait(ping)");
-  }
-  void pong(uint64_t k) {
-    check(halo_semaphore_signal(pong_semaphore.get(), k),
-          "halo_semaphore_signal(pong)");
-  }
-  void wait_pong(uint64_t k) {
-    check(halo_semaphore_wait(pong_semaphore.get(), k,
-                              HALO_DEADLINE_INFINITE_FUTURE),
-          "halo_semaphore_wait(pong)");
-  }
+  void ping(uint64_t k) { signal_or_die(ping_semaphore.get(), k); }
+  void wait_ping(uint64_t k) { wait_or_die(ping_semaphore.get(), k); }
+  void pong(uint64_t k) { signal_or_die(pong_semaphore.get(), k); }
+  void wait_pong(uint64_t k) { wait_or_die(pong_semaphore.get(), k); }
 };
 
 // Two futex words on one memfd page, mapped once for each thread.
@@ -231,15 +226,6 @@ class SharedTimeline {
   Semaphore original_{0, HALO_SEMAPHORE_FLAG_EXPORTABLE};
   halo_semaphore_t* imported_ = nullptr;
 };
-
-void signal_or_die(halo_semaphore_t* semaphore, uint64_t k) {
-  check(halo_semaphore_signal(semaphore, k), "halo_semaphore_signal");
-}
-
-void wait_or_die(halo_semaphore_t* semaphore, uint64_t k) {
-  check(halo_semaphore_wait(semaphore, k, HALO_DEADLINE_INFINITE_FUTURE),
-        "halo_semaphore_wait");
-}
 
 // Thread A on the originals, thread B on the imports.
 struct HostTimelineChannel {
