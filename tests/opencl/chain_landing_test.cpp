@@ -12,32 +12,14 @@
 // then submits what it tests, so that the worker has all of it in hand
 // before any answer comes, and lets the answers through once the device
 // has finished every fill.
-#include <dlfcn.h>
-
 #include <string>
 #include <vector>
 
-#include "held_status_opencl.hpp"
+#include "held_status_controls.hpp"
 #include "opencl_test_util.hpp"
 
 namespace halo_opencl_test {
 namespace {
-
-struct HeldStatus {
-  decltype(&halo_test_hold_status) hold = nullptr;
-  decltype(&halo_test_wait_held_query) wait_held_query = nullptr;
-  decltype(&halo_test_fail_fills_from) fail_fills_from = nullptr;
-  decltype(&halo_test_let_status_through) let_through = nullptr;
-  decltype(&halo_test_recorded_fills) recorded_fills = nullptr;
-  decltype(&halo_test_status_queries) status_queries = nullptr;
-  decltype(&halo_test_wait_fills_released) wait_fills_released = nullptr;
-  decltype(&halo_test_forget_fills) forget_fills = nullptr;
-};
-
-template <class Function>
-void find(void* library, const char* name, Function* out) {
-  *out = reinterpret_cast<Function>(dlsym(library, name));
-}
 
 constexpr size_t kLinks = 8;
 // cl_int CL_OUT_OF_RESOURCES, which a failed kernel may end with.
@@ -48,28 +30,8 @@ class ChainLandingTest : public OpenClTest {
   void SetUp() override {
     OpenClTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    void* library =
-        dlopen(HALO_TEST_HELD_STATUS_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
-    ASSERT_NE(library, nullptr)
-        << "the plugin did not load " HALO_TEST_HELD_STATUS_LIBRARY
-           "; run with HALO_OPENCL_LIBRARY naming it";
-    find(library, "halo_test_hold_status", &status_.hold);
-    find(library, "halo_test_wait_held_query", &status_.wait_held_query);
-    find(library, "halo_test_fail_fills_from", &status_.fail_fills_from);
-    find(library, "halo_test_let_status_through", &status_.let_through);
-    find(library, "halo_test_recorded_fills", &status_.recorded_fills);
-    find(library, "halo_test_status_queries", &status_.status_queries);
-    find(library, "halo_test_wait_fills_released",
-         &status_.wait_fills_released);
-    find(library, "halo_test_forget_fills", &status_.forget_fills);
-    dlclose(library);
-    ASSERT_TRUE(status_.hold != nullptr && status_.wait_held_query != nullptr &&
-                status_.fail_fills_from != nullptr &&
-                status_.let_through != nullptr &&
-                status_.recorded_fills != nullptr &&
-                status_.status_queries != nullptr &&
-                status_.wait_fills_released != nullptr &&
-                status_.forget_fills != nullptr);
+    ASSERT_TRUE(
+        find_held_status_controls(HALO_TEST_HELD_STATUS_LIBRARY, &status_));
     // One fill a submission: its event is the submission's completion.
     buffer_ = make_buffer(256);
     fill_ = begin_command_buffer();
@@ -136,7 +98,7 @@ class ChainLandingTest : public OpenClTest {
     return text;
   }
 
-  HeldStatus status_;
+  HeldStatusControls status_;
   BufferPtr buffer_;
   CommandBufferPtr fill_;
   SemaphorePtr blocker_;
@@ -191,7 +153,7 @@ TEST_F(ChainLandingTest, AFailedLinkFailsOnlyItselfAndTheLinksAfterIt) {
   // implementation terminates commands that wait on a terminated one. The
   // first link, which the second covers, completed: it is asked about, not
   // failed with them.
-  status_.fail_fills_from(/*first=*/2, kCommandFailed);
+  status_.answer_fills_from(/*first=*/2, kCommandFailed);
   SemaphorePtr step = make_semaphore();
   std::vector<SemaphorePtr> done;
   submit_chain(step.get(), &done);

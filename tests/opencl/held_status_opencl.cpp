@@ -188,7 +188,7 @@ __attribute__((visibility("default"))) void halo_test_wait_held_query() {
   g_query_held.wait(lock, [] { return g_held_queries > 0; });
 }
 
-__attribute__((visibility("default"))) void halo_test_fail_fills_from(
+__attribute__((visibility("default"))) void halo_test_answer_fills_from(
     size_t first, int32_t status) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_first_failed = first;

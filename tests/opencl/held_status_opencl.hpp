@@ -34,10 +34,11 @@ size_t halo_test_flushes();
 // Blocks until some thread is blocked in a held status query.
 void halo_test_wait_held_query();
 // Queries of the status of recorded fill |first| and every later one
-// answer |status| once let through: a negative cl_int, as an
+// answer |status| (once let through, while held): a negative cl_int, as an
 // implementation answers for a failed command and the commands waiting on
-// it, or CL_SUBMITTED or CL_RUNNING, for work that has not ended.
-void halo_test_fail_fills_from(size_t first, int32_t status);
+// it, or CL_SUBMITTED or CL_RUNNING, for work that has not ended;
+// |first| SIZE_MAX answers every query as the implementation does.
+void halo_test_answer_fills_from(size_t first, int32_t status);
 // Waits (clWaitForEvents, no status query) until every recorded fill has
 // completed, then lets every held and later status query through.
 void halo_test_let_status_through();

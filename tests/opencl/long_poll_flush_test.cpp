@@ -11,29 +11,14 @@
 // with halo_device_wait_idle, which waits for the worker: a host wait on
 // the work itself would flush (clWaitForEvents does).
 #include <CL/cl.h>
-#include <dlfcn.h>
 
 #include <cstdint>
 
-#include "held_status_opencl.hpp"
+#include "held_status_controls.hpp"
 #include "opencl_test_util.hpp"
 
 namespace halo_opencl_test {
 namespace {
-
-struct Controls {
-  decltype(&halo_test_record_fills) record_fills = nullptr;
-  decltype(&halo_test_queue_fills_until_flush) queue_until_flush = nullptr;
-  decltype(&halo_test_fail_fills_from) answer_fills_from = nullptr;
-  decltype(&halo_test_wait_status_queries) wait_status_queries = nullptr;
-  decltype(&halo_test_flushes) flushes = nullptr;
-  decltype(&halo_test_forget_fills) forget_fills = nullptr;
-};
-
-template <class Function>
-void find(void* library, const char* name, Function* out) {
-  *out = reinterpret_cast<Function>(dlsym(library, name));
-}
 
 // More status queries than the worker's spin of 50 µs makes (one every
 // 4 µs, after 10 µs without): the rest come from its long polls.
@@ -44,26 +29,8 @@ class LongPollFlushTest : public OpenClTest {
   void SetUp() override {
     OpenClTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    void* library =
-        dlopen(HALO_TEST_HELD_STATUS_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
-    ASSERT_NE(library, nullptr)
-        << "the plugin did not load " HALO_TEST_HELD_STATUS_LIBRARY
-           "; run with HALO_OPENCL_LIBRARY naming it";
-    find(library, "halo_test_record_fills", &controls_.record_fills);
-    find(library, "halo_test_queue_fills_until_flush",
-         &controls_.queue_until_flush);
-    find(library, "halo_test_fail_fills_from", &controls_.answer_fills_from);
-    find(library, "halo_test_wait_status_queries",
-         &controls_.wait_status_queries);
-    find(library, "halo_test_flushes", &controls_.flushes);
-    find(library, "halo_test_forget_fills", &controls_.forget_fills);
-    dlclose(library);
-    ASSERT_TRUE(controls_.record_fills != nullptr &&
-                controls_.queue_until_flush != nullptr &&
-                controls_.answer_fills_from != nullptr &&
-                controls_.wait_status_queries != nullptr &&
-                controls_.flushes != nullptr &&
-                controls_.forget_fills != nullptr);
+    ASSERT_TRUE(
+        find_held_status_controls(HALO_TEST_HELD_STATUS_LIBRARY, &controls_));
     buffer_ = make_buffer(256);
     fill_ = begin_command_buffer();
     const uint32_t pattern = 0xF1u;
@@ -85,7 +52,7 @@ class LongPollFlushTest : public OpenClTest {
     OpenClTest::TearDown();
   }
 
-  Controls controls_;
+  HeldStatusControls controls_;
   BufferPtr buffer_;
   CommandBufferPtr fill_;
 };
