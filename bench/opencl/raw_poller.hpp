@@ -15,8 +15,8 @@
 // events seen complete on its next hand-over, so the polling thread never
 // releases one. The same three times as the plugin's.
 //
-// The events handed over must each wait on the one before (a chain): the
-// newest's end is taken for all of theirs.
+// Each event handed over must wait on the one before (a chain), or follow
+// one the caller waited for: the newest's end is taken for all of theirs.
 #ifndef HALO_BENCH_OPENCL_RAW_POLLER_HPP_
 #define HALO_BENCH_OPENCL_RAW_POLLER_HPP_
 

@@ -443,15 +443,22 @@ Submission::PollEnd Submission::poll_completion(
 }
 
 void Submission::begin_long_poll() noexcept {
-  // An implementation may hold enqueued commands back until a flush
-  // (CL_QUEUED); once it has handed them to the device (CL_SUBMITTED or
-  // later) no flush is needed. So the queue is flushed only for work still
-  // held: on NVIDIA's driver every clFlush woke a driver thread that then
-  // spun for a core's worth beside the caller's enqueues (bench/README.md,
-  // "A flush only for work not submitted"). A host thread blocked on the
-  // work has flushed it (clWaitForEvents does).
-  if (holders_.load(std::memory_order_acquire) > 1) return;
-  if (execution_status() == CL_QUEUED) api_->clFlush(device_->cl_queue);
+  flush_if_held(execution_status());
+}
+
+void Submission::flush_if_held(cl_int status) noexcept {
+  // An implementation may hold enqueued commands back until their queue is
+  // flushed (they read CL_QUEUED meanwhile); commands it has handed to the
+  // device, or that ended, need none. So the worker flushes only for work
+  // still held, and once: on NVIDIA's driver every clFlush woke a driver
+  // thread that then spun beside the caller's enqueues (bench/README.md,
+  // "A flush only for work not submitted"). A failed query flushes too.
+  if (flushed_ || status == CL_SUBMITTED || status == CL_RUNNING ||
+      status == CL_COMPLETE) {
+    return;
+  }
+  flushed_ = true;
+  api_->clFlush(device_->cl_queue);
 }
 
 std::chrono::nanoseconds Submission::poll_long(
@@ -463,7 +470,17 @@ std::chrono::nanoseconds Submission::poll_long(
   } else if (now < next_poll_) {
     return next_poll_ - now;
   }
-  if (finished(&polled_status_)) return std::chrono::nanoseconds(0);
+  // Not asked while another thread holds it (finished): nothing to flush
+  // for until it is.
+  cl_int status = CL_SUBMITTED;
+  if (finished(&status)) {
+    polled_status_ = status;
+    return std::chrono::nanoseconds(0);
+  }
+  // Joining did not settle it for every submission: of a run only the
+  // newest was asked, and that question may have failed. So work found
+  // held here is flushed too.
+  flush_if_held(status);
   // Each interval a quarter longer, so that the work is seen finished at
   // most about a quarter of its time late; past 100 ms (a hung device, a
   // very long kernel) up to 10 ms, so that such work costs the worker few

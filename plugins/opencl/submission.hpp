@@ -159,12 +159,13 @@ class Submission final : public sdk::Submission, public SignalSource {
     land_polled();
   }
   // A submission joins the long polls: flushes the device's queue if the
-  // implementation still holds its work.
+  // implementation still holds its work (flush_if_held).
   void begin_long_poll() noexcept;
   // On the worker, for the oldest of the long polls (from the call that
   // makes it the oldest on): queries the completion event when its next
-  // poll is due at |now|. Returns 0 when the work has finished (then call
-  // land_polled), else the time until its next poll, each interval a
+  // poll is due at |now|, flushing the queue if the implementation holds
+  // the work (flush_if_held). Returns 0 when the work has finished (then
+  // call land_polled), else the time until its next poll, each interval a
   // quarter longer than the last, up to 0.5 ms (10 ms past 100 ms).
   std::chrono::nanoseconds poll_long(
       std::chrono::steady_clock::time_point now) noexcept;
@@ -221,6 +222,9 @@ class Submission final : public sdk::Submission, public SignalSource {
   // Whether the completion event has finished, its status then in
   // |out_status|; false without a query while a host thread waits on it.
   bool finished(cl_int* out_status) noexcept;
+  // Flushes the device's queue, once, unless |status| (a status query's
+  // answer) shows the work handed to the device or ended.
+  void flush_if_held(cl_int status) noexcept;
   void fire() noexcept;
   // The device work ended with |status|: signals or fails the signal
   // semaphores.
@@ -266,6 +270,8 @@ class Submission final : public sdk::Submission, public SignalSource {
   std::chrono::nanoseconds poll_interval_{0};
   std::chrono::steady_clock::time_point next_poll_;
   std::chrono::steady_clock::time_point polled_since_;
+  // The worker flushed the queue for it (flush_if_held).
+  bool flushed_ = false;
   // When the worker was handed the issued work (polling only).
   std::chrono::steady_clock::time_point issued_at_;
   // Its place in the queue's issue order (1 up; 0 until issued), and the

@@ -163,12 +163,18 @@ TEST_F(HostSemaphoreSharingTest, TheLastReleaseInAWatcherCallbackIsDeferred) {
   const long without_import = testing::live_allocations();
   halo_semaphore_t* imported = nullptr;
   ASSERT_EQ(import(export_fd(original), &imported), nullptr);
+  // Counts what the release frees inside the callback: nothing, as the
+  // import goes only once the watcher is back.
   struct Releaser {
     halo_semaphore_t* imported;
+    long freed_inside = -1;
     static void callback(void* user_data, halo_timepoint_t*,
                          halo_status_t status) noexcept {
       StatusHolder holder(status);
-      release(static_cast<Releaser*>(user_data)->imported);
+      auto* self = static_cast<Releaser*>(user_data);
+      const long before = testing::live_allocations();
+      release(self->imported);
+      self->freed_inside = before - testing::live_allocations();
     }
   } releaser{imported};
   halo_timepoint_t timepoint = {};
@@ -179,9 +185,9 @@ TEST_F(HostSemaphoreSharingTest, TheLastReleaseInAWatcherCallbackIsDeferred) {
   ASSERT_EQ(HostSemaphore::cast(imported)->timeline.acquire(&timepoint), nullptr);
   ASSERT_EQ(HostSemaphore::cast(original)->timeline.signal(1), nullptr);
   // The watcher frees the import and its page once the callback returned;
-  // nothing else observes that last free, so the test waits for it. A
-  // destroy inside the callback would crash or hang here instead.
+  // nothing else observes that last free, so the test waits for it.
   testing::await_live_allocations(without_import);
+  EXPECT_EQ(releaser.freed_inside, 0);
   release(original);
 }
 

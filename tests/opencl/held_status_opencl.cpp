@@ -35,7 +35,9 @@ struct Fill {
   // any the implementation takes inside (PoCL's queue keeps its last
   // command's event).
   int64_t plugin_references = 1;
-  // A clFlush came after its enqueue (halo_test_queue_fills_until_flush).
+  // The queue it was enqueued in, and whether a clFlush of that queue came
+  // after (halo_test_queue_fills_until_flush).
+  cl_command_queue queue = nullptr;
   bool flushed = false;
 };
 
@@ -116,7 +118,10 @@ __attribute__((visibility("default"))) cl_int CL_API_CALL clEnqueueFillBuffer(
   if (code != CL_SUCCESS || event == nullptr) return code;
   std::lock_guard<std::mutex> lock(g_mutex);
   if ((g_holding || g_recording) && retain(*event) == CL_SUCCESS) {
-    g_fills.push_back(Fill{*event});
+    Fill recorded;
+    recorded.event = *event;
+    recorded.queue = queue;
+    g_fills.push_back(recorded);
   }
   return code;
 }
@@ -127,7 +132,7 @@ clFlush(cl_command_queue queue) {
   if (flush == nullptr) return CL_OUT_OF_RESOURCES;
   std::lock_guard<std::mutex> lock(g_mutex);
   ++g_flushes;
-  for (Fill& fill : g_fills) fill.flushed = true;
+  for (Fill& fill : g_fills) fill.flushed |= fill.queue == queue;
   return flush(queue);
 }
 
@@ -164,10 +169,10 @@ __attribute__((visibility("default"))) void halo_test_record_fills() {
   g_recording = true;
 }
 
-__attribute__((visibility("default"))) void halo_test_wait_status_queries(
-    size_t index, size_t count) {
+__attribute__((visibility("default"))) bool halo_test_wait_status_queries(
+    size_t index, size_t count, int64_t timeout_ms) {
   std::unique_lock<std::mutex> lock(g_mutex);
-  g_queried.wait(lock, [&] {
+  return g_queried.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
     return index < g_fills.size() && g_fills[index].status_queries >= count;
   });
 }

@@ -23,11 +23,12 @@ void halo_test_hold_status();
 // halo_test_hold_status records them, with status queries not held.
 void halo_test_record_fills();
 // Blocks until the status of recorded fill |index| has been queried
-// |count| times.
-void halo_test_wait_status_queries(size_t index, size_t count);
+// |count| times (true), or |timeout_ms| passes (false).
+bool halo_test_wait_status_queries(size_t index, size_t count,
+                                   int64_t timeout_ms);
 // From now on a recorded fill answers a status query with CL_QUEUED until
-// a clFlush comes after its enqueue, as an implementation that holds
-// enqueued commands back until a flush would.
+// a clFlush of its queue comes after its enqueue, as an implementation
+// that holds enqueued commands back until a flush would.
 void halo_test_queue_fills_until_flush();
 // How many times clFlush was called.
 size_t halo_test_flushes();
@@ -36,8 +37,8 @@ void halo_test_wait_held_query();
 // Queries of the status of recorded fill |first| and every later one
 // answer |status| (once let through, while held): a negative cl_int, as an
 // implementation answers for a failed command and the commands waiting on
-// it, or CL_SUBMITTED or CL_RUNNING, for work that has not ended;
-// |first| SIZE_MAX answers every query as the implementation does.
+// it, or CL_SUBMITTED or CL_RUNNING, for work that has not ended.
+// |first| SIZE_MAX stops it.
 void halo_test_answer_fills_from(size_t first, int32_t status);
 // Waits (clWaitForEvents, no status query) until every recorded fill has
 // completed, then lets every held and later status query through.

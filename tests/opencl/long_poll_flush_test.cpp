@@ -1,15 +1,17 @@
 // A polled submission whose work outlasts the worker's spin joins the long
 // polls (plugins/opencl/queue.hpp). OpenCL may hold enqueued commands back
 // until the queue is flushed, so the worker flushes for work the
-// implementation still holds (CL_QUEUED), or it would poll forever; and
-// only for that, as on NVIDIA's driver a flush wakes a driver thread that
-// then spins beside the caller's enqueues (bench/README.md).
+// implementation still holds (CL_QUEUED), when it joins or when a later
+// poll finds it so, or it would poll forever; and only for that, as on
+// NVIDIA's driver a flush wakes a driver thread that then spins beside the
+// caller's enqueues (bench/README.md).
 //
 // Runs through held_status_opencl.cpp (named by HALO_OPENCL_LIBRARY) with
-// completion polled (HALO_OPENCL_COMPLETION_POLL_US), which answers the
-// worker's status queries as such an implementation would. The tests wait
-// with halo_device_wait_idle, which waits for the worker: a host wait on
-// the work itself would flush (clWaitForEvents does).
+// completion polled for 50 µs (HALO_OPENCL_COMPLETION_POLL_US=50, which
+// kPastTheSpin counts on); the library answers the worker's status queries
+// as such an implementation would. The tests wait with
+// halo_device_wait_idle, which waits for the worker: a host wait on the
+// work itself would flush (clWaitForEvents does).
 #include <CL/cl.h>
 
 #include <cstdint>
@@ -21,8 +23,10 @@ namespace halo_opencl_test {
 namespace {
 
 // More status queries than the worker's spin of 50 µs makes (one every
-// 4 µs, after 10 µs without): the rest come from its long polls.
+// 4 µs, after 10 µs without) and its question as the work joins the long
+// polls: the rest come from its long polls.
 constexpr size_t kPastTheSpin = 30;
+constexpr int64_t kPatienceMs = 20000;
 
 class LongPollFlushTest : public OpenClTest {
  protected:
@@ -42,10 +46,11 @@ class LongPollFlushTest : public OpenClTest {
 
   void TearDown() override {
     if (controls_.forget_fills != nullptr) {
-      // Real answers again, so that nothing stays in flight.
-      controls_.answer_fills_from(SIZE_MAX, 0);
-      HALO_EXPECT_OK(halo_device_wait_idle(device(), deadline_in_ms(20000)));
+      // The implementation's own answers again, so that nothing stays in
+      // flight after a test that stopped early.
       controls_.forget_fills();
+      HALO_EXPECT_OK(
+          halo_device_wait_idle(device(), deadline_in_ms(kPatienceMs)));
     }
     fill_.reset();
     buffer_.reset();
@@ -63,7 +68,7 @@ TEST_F(LongPollFlushTest, WorkHeldUntilAFlushIsFlushedAndLands) {
   SemaphorePtr done = make_semaphore();
   HALO_ASSERT_OK(submit(fill_.get(), {}, {}, {done.get()}, {1}));
   // Never flushed, the work would stay CL_QUEUED and the wait time out.
-  HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(20000)));
+  HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(kPatienceMs)));
   EXPECT_GT(controls_.flushes(), flushes);
   uint64_t value = 0;
   HALO_ASSERT_OK(halo_semaphore_query(done.get(), &value));
@@ -77,10 +82,29 @@ TEST_F(LongPollFlushTest, WorkAlreadySubmittedIsNotFlushed) {
   const size_t flushes = controls_.flushes();
   SemaphorePtr done = make_semaphore();
   HALO_ASSERT_OK(submit(fill_.get(), {}, {}, {done.get()}, {1}));
-  controls_.wait_status_queries(0, kPastTheSpin);
+  ASSERT_TRUE(controls_.wait_status_queries(0, kPastTheSpin, kPatienceMs));
   EXPECT_EQ(controls_.flushes(), flushes);
   controls_.answer_fills_from(SIZE_MAX, 0);
-  HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(20000)));
+  HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(kPatienceMs)));
+  uint64_t value = 0;
+  HALO_ASSERT_OK(halo_semaphore_query(done.get(), &value));
+  EXPECT_EQ(value, 1u);
+}
+
+TEST_F(LongPollFlushTest, WorkFoundHeldInALaterPollIsFlushed) {
+  // Handed to the device as it joins the long polls, so no flush then; held
+  // from a later poll on, as after a failed question or for a run's older
+  // submissions, which are not asked as they join.
+  controls_.answer_fills_from(0, CL_SUBMITTED);
+  const size_t flushes = controls_.flushes();
+  SemaphorePtr done = make_semaphore();
+  HALO_ASSERT_OK(submit(fill_.get(), {}, {}, {done.get()}, {1}));
+  ASSERT_TRUE(controls_.wait_status_queries(0, kPastTheSpin, kPatienceMs));
+  ASSERT_EQ(controls_.flushes(), flushes);
+  controls_.queue_until_flush();
+  controls_.answer_fills_from(SIZE_MAX, 0);
+  HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(kPatienceMs)));
+  EXPECT_GT(controls_.flushes(), flushes);
   uint64_t value = 0;
   HALO_ASSERT_OK(halo_semaphore_query(done.get(), &value));
   EXPECT_EQ(value, 1u);

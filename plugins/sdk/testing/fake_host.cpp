@@ -149,7 +149,7 @@ const halo_host_interface_t* fake_host_interface() noexcept {
 long live_statuses() noexcept { return g_live_statuses.load(); }
 long live_allocations() noexcept { return g_live_allocations.load(); }
 void await_live_allocations(long count) noexcept {
-  for (long live = g_live_allocations.load(); live != count;
+  for (long live = g_live_allocations.load(); live > count;
        live = g_live_allocations.load()) {
     g_live_allocations.wait(live);
   }

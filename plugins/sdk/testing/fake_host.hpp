@@ -21,8 +21,9 @@ inline Host fake_host() noexcept { return Host(fake_host_interface()); }
 long live_statuses() noexcept;
 // Allocations made and not yet freed.
 long live_allocations() noexcept;
-// Blocks until live_allocations() is |count|: for a test whose objects are
-// freed on another thread, after the last thing it could otherwise observe.
+// Blocks until live_allocations() is at most |count|: for a test whose
+// objects are freed on another thread, after the last thing it could
+// otherwise observe.
 void await_live_allocations(long count) noexcept;
 // Total allocations ever made (tests check hot paths allocate nothing).
 long total_allocations() noexcept;
