@@ -41,6 +41,7 @@ class LongPollFlushTest : public OpenClTest {
     HALO_ASSERT_OK(halo_command_buffer_fill(fill_.get(), buffer_.get(), 0, 256,
                                             &pattern, 4));
     HALO_ASSERT_OK(halo_command_buffer_end(fill_.get()));
+    done_ = make_semaphore();
     controls_.record_fills();
   }
 
@@ -52,27 +53,39 @@ class LongPollFlushTest : public OpenClTest {
       HALO_EXPECT_OK(
           halo_device_wait_idle(device(), deadline_in_ms(kPatienceMs)));
     }
+    done_.reset();
     fill_.reset();
     buffer_.reset();
     OpenClTest::TearDown();
   }
 
+  // Submits the fill, signalling |done_| to 1.
+  void submit_fill() {
+    HALO_ASSERT_OK(submit(fill_.get(), {}, {}, {done_.get()}, {1}));
+  }
+
+  // Waits for the worker to land everything (a wait that a flush the
+  // worker owes and never makes times out), then checks the signal.
+  void expect_landed() {
+    HALO_ASSERT_OK(
+        halo_device_wait_idle(device(), deadline_in_ms(kPatienceMs)));
+    uint64_t value = 0;
+    HALO_ASSERT_OK(halo_semaphore_query(done_.get(), &value));
+    EXPECT_EQ(value, 1u);
+  }
+
   HeldStatusControls controls_;
   BufferPtr buffer_;
   CommandBufferPtr fill_;
+  SemaphorePtr done_;
 };
 
 TEST_F(LongPollFlushTest, WorkHeldUntilAFlushIsFlushedAndLands) {
   controls_.queue_until_flush();
   const size_t flushes = controls_.flushes();
-  SemaphorePtr done = make_semaphore();
-  HALO_ASSERT_OK(submit(fill_.get(), {}, {}, {done.get()}, {1}));
-  // Never flushed, the work would stay CL_QUEUED and the wait time out.
-  HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(kPatienceMs)));
+  submit_fill();
+  expect_landed();
   EXPECT_GT(controls_.flushes(), flushes);
-  uint64_t value = 0;
-  HALO_ASSERT_OK(halo_semaphore_query(done.get(), &value));
-  EXPECT_EQ(value, 1u);
 }
 
 TEST_F(LongPollFlushTest, WorkAlreadySubmittedIsNotFlushed) {
@@ -80,15 +93,11 @@ TEST_F(LongPollFlushTest, WorkAlreadySubmittedIsNotFlushed) {
   // the test says: the worker's spin outlasts it, and its long polls begin.
   controls_.answer_fills_from(0, CL_SUBMITTED);
   const size_t flushes = controls_.flushes();
-  SemaphorePtr done = make_semaphore();
-  HALO_ASSERT_OK(submit(fill_.get(), {}, {}, {done.get()}, {1}));
+  submit_fill();
   ASSERT_TRUE(controls_.wait_status_queries(0, kPastTheSpin, kPatienceMs));
   EXPECT_EQ(controls_.flushes(), flushes);
   controls_.answer_fills_from(SIZE_MAX, 0);
-  HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(kPatienceMs)));
-  uint64_t value = 0;
-  HALO_ASSERT_OK(halo_semaphore_query(done.get(), &value));
-  EXPECT_EQ(value, 1u);
+  expect_landed();
 }
 
 TEST_F(LongPollFlushTest, WorkFoundHeldInALaterPollIsFlushed) {
@@ -97,17 +106,13 @@ TEST_F(LongPollFlushTest, WorkFoundHeldInALaterPollIsFlushed) {
   // submissions, which are not asked as they join.
   controls_.answer_fills_from(0, CL_SUBMITTED);
   const size_t flushes = controls_.flushes();
-  SemaphorePtr done = make_semaphore();
-  HALO_ASSERT_OK(submit(fill_.get(), {}, {}, {done.get()}, {1}));
+  submit_fill();
   ASSERT_TRUE(controls_.wait_status_queries(0, kPastTheSpin, kPatienceMs));
   ASSERT_EQ(controls_.flushes(), flushes);
   controls_.queue_until_flush();
   controls_.answer_fills_from(SIZE_MAX, 0);
-  HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(kPatienceMs)));
+  expect_landed();
   EXPECT_GT(controls_.flushes(), flushes);
-  uint64_t value = 0;
-  HALO_ASSERT_OK(halo_semaphore_query(done.get(), &value));
-  EXPECT_EQ(value, 1u);
 }
 
 }  // namespace
