@@ -64,6 +64,16 @@ class LongPollFlushTest : public OpenClTest {
     HALO_ASSERT_OK(submit(fill_.get(), {}, {}, {done_.get()}, {1}));
   }
 
+  // Submits the fill answering "handed to the device but not ended" until
+  // the test says otherwise, and returns once the worker's spin is past and
+  // its long polls have begun; |*flushes| is the count before the submit.
+  void submit_fill_past_the_spin(size_t* flushes) {
+    controls_.answer_fills_from(0, CL_SUBMITTED);
+    *flushes = controls_.flushes();
+    submit_fill();
+    ASSERT_TRUE(controls_.wait_status_queries(0, kPastTheSpin, kPatienceMs));
+  }
+
   // Waits for the worker to land everything (a wait that a flush the
   // worker owes and never makes times out), then checks the signal.
   void expect_landed() {
@@ -89,12 +99,8 @@ TEST_F(LongPollFlushTest, WorkHeldUntilAFlushIsFlushedAndLands) {
 }
 
 TEST_F(LongPollFlushTest, WorkAlreadySubmittedIsNotFlushed) {
-  // The work answers as handed to the device but not ended, for as long as
-  // the test says: the worker's spin outlasts it, and its long polls begin.
-  controls_.answer_fills_from(0, CL_SUBMITTED);
-  const size_t flushes = controls_.flushes();
-  submit_fill();
-  ASSERT_TRUE(controls_.wait_status_queries(0, kPastTheSpin, kPatienceMs));
+  size_t flushes = 0;
+  ASSERT_NO_FATAL_FAILURE(submit_fill_past_the_spin(&flushes));
   EXPECT_EQ(controls_.flushes(), flushes);
   controls_.answer_fills_from(SIZE_MAX, 0);
   expect_landed();
@@ -104,10 +110,8 @@ TEST_F(LongPollFlushTest, WorkFoundHeldInALaterPollIsFlushed) {
   // Handed to the device as it joins the long polls, so no flush then; held
   // from a later poll on, as after a failed question or for a run's older
   // submissions, which are not asked as they join.
-  controls_.answer_fills_from(0, CL_SUBMITTED);
-  const size_t flushes = controls_.flushes();
-  submit_fill();
-  ASSERT_TRUE(controls_.wait_status_queries(0, kPastTheSpin, kPatienceMs));
+  size_t flushes = 0;
+  ASSERT_NO_FATAL_FAILURE(submit_fill_past_the_spin(&flushes));
   ASSERT_EQ(controls_.flushes(), flushes);
   controls_.queue_until_flush();
   controls_.answer_fills_from(SIZE_MAX, 0);
