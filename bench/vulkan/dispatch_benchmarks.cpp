@@ -34,9 +34,9 @@ const std::vector<uint32_t>& empty_kernel() { return kernel_words(); }
 
 namespace {
 
-// The raw empty dispatch; |retiring|: each submission is also retired as it
-// ends (RawRetirer).
-void empty_dispatch_raw(benchmark::State& state, bool retiring) {
+// The raw empty dispatch; |how|: whether and how each submission is also
+// retired as it ends (RawRetirer).
+void empty_dispatch_raw(benchmark::State& state, Retiring how) {
   PinTimedThread pin;
   const RawDevice& raw = raw_device();
   RawPipeline pipeline(empty_kernel(), kEntryPoint);
@@ -46,7 +46,7 @@ void empty_dispatch_raw(benchmark::State& state, bool retiring) {
   raw.vk.vkCmdDispatch(commands.get(), 1, 1, 1);
   commands.end();
   RawSemaphore done;
-  std::unique_ptr<RawRetirer> retirer = retirer_if(retiring);
+  std::unique_ptr<RawRetirer> retirer = retirer_if(how);
   uint64_t value = 0;
   run_timed(state, [&] {
     ++value;
@@ -60,11 +60,15 @@ void empty_dispatch_raw(benchmark::State& state, bool retiring) {
 }  // namespace
 
 void empty_dispatch_native(benchmark::State& state) {
-  empty_dispatch_raw(state, false);
+  empty_dispatch_raw(state, Retiring::kNo);
 }
 
 void empty_dispatch_native_retiring(benchmark::State& state) {
-  empty_dispatch_raw(state, true);
+  empty_dispatch_raw(state, Retiring::kWaiting);
+}
+
+void empty_dispatch_native_retiring_polling(benchmark::State& state) {
+  empty_dispatch_raw(state, Retiring::kPolling);
 }
 
 void empty_dispatch_halo(benchmark::State& state) {

@@ -36,28 +36,35 @@ void add(const std::string& name, BenchmarkFunction body,
   benchmark->Unit(unit);
 }
 
-// Registers FAMILY/native_vulkan, then FAMILY/native_vulkan_retiring when
-// given, then FAMILY/halo.
+// Registers FAMILY/native_vulkan, then FAMILY/native_vulkan_retiring and
+// FAMILY/native_vulkan_retiring_polling when given, then FAMILY/halo.
 void add_pair(const char* family, BenchmarkFunction native,
               BenchmarkFunction halo, benchmark::TimeUnit unit,
               bool manual_time = false,
-              BenchmarkFunction native_retiring = nullptr) {
+              BenchmarkFunction native_retiring = nullptr,
+              BenchmarkFunction native_retiring_polling = nullptr) {
   const std::string name(family);
   add(name + "/native_vulkan", native, unit, manual_time);
   if (native_retiring != nullptr) {
     add(name + "/native_vulkan_retiring", native_retiring, unit, manual_time);
+  }
+  if (native_retiring_polling != nullptr) {
+    add(name + "/native_vulkan_retiring_polling", native_retiring_polling, unit,
+        manual_time);
   }
   add(name + "/halo", halo, unit, manual_time);
 }
 
 void register_benchmarks() {
   // Raw Vulkan twice where the submission's own cost shows: as is, and
-  // also signalling the completion timeline that halo's retention needs.
+  // also signalling the completion timeline that halo's retention needs;
+  // for the round trips also with that timeline polled instead of waited
+  // on, the other way a thread could learn of each end.
   add_pair("BM_VkChain10k", chain_native, chain_halo, benchmark::kMillisecond,
            /*manual_time=*/false, chain_native_retiring);
   add_pair("BM_VkSubmitWait", submit_wait_native, submit_wait_halo,
            benchmark::kMicrosecond, /*manual_time=*/false,
-           submit_wait_native_retiring);
+           submit_wait_native_retiring, submit_wait_native_retiring_polling);
   // Raw Vulkan twice: with the batch queued before the host signal, and
   // queued on it, as halo must (sync_benchmarks.cpp).
   add("BM_VkHostSignalWake/native_vulkan", host_signal_wake_native,
@@ -71,7 +78,8 @@ void register_benchmarks() {
   add_pair("BM_VkCopy64MiB", copy_native, copy_halo, benchmark::kMillisecond);
   add_pair("BM_VkEmptyDispatch", empty_dispatch_native, empty_dispatch_halo,
            benchmark::kMicrosecond, /*manual_time=*/false,
-           empty_dispatch_native_retiring);
+           empty_dispatch_native_retiring,
+           empty_dispatch_native_retiring_polling);
   add_pair("BM_VkSubmitLatency", submit_latency_native, submit_latency_halo,
            benchmark::kMicrosecond, /*manual_time=*/true);
 }

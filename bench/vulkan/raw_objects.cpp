@@ -3,6 +3,8 @@
 
 #include <bit>
 
+#include "halo/sdk/spin.hpp"
+
 namespace halo::bench {
 namespace {
 
@@ -50,17 +52,34 @@ RawSemaphore::~RawSemaphore() {
   raw.vk.vkDestroySemaphore(raw.device, semaphore_, nullptr);
 }
 
-RawRetirer::RawRetirer() : thread_([this] { run(); }) {}
+RawRetirer::RawRetirer(Retiring how)
+    : how_(how), thread_([this] {
+        if (how_ == Retiring::kPolling) {
+          poll_each();
+        } else {
+          wait_for_each();
+        }
+      }) {}
 
 RawRetirer::~RawRetirer() {
   // Stopping first: the thread, woken by the signal past every
   // submission's, reads a value it never waits beyond and returns.
   stopping_.store(true, std::memory_order_seq_cst);
-  raw_signal(raw_device(), completion_.get(), submitted_ + 1);
+  const uint64_t past = submitted_.load(std::memory_order_relaxed) + 1;
+  raw_signal(raw_device(), completion_.get(), past);
+  submitted_.store(past, std::memory_order_seq_cst);
+  submitted_.notify_one();
   thread_.join();
 }
 
-void RawRetirer::run() {
+uint64_t RawRetirer::next_value() {
+  const uint64_t value = submitted_.load(std::memory_order_relaxed) + 1;
+  submitted_.store(value, std::memory_order_release);
+  if (how_ == Retiring::kPolling) submitted_.notify_one();
+  return value;
+}
+
+void RawRetirer::wait_for_each() {
   const RawDevice& raw = raw_device();
   uint64_t retired = 0;
   for (;;) {
@@ -69,6 +88,25 @@ void RawRetirer::run() {
                                                &retired),
              "vkGetSemaphoreCounterValue");
     if (stopping_.load(std::memory_order_seq_cst)) return;
+  }
+}
+
+void RawRetirer::poll_each() {
+  const RawDevice& raw = raw_device();
+  uint64_t retired = 0;
+  for (;;) {
+    const uint64_t submitted = submitted_.load(std::memory_order_acquire);
+    if (stopping_.load(std::memory_order_seq_cst)) return;
+    if (retired >= submitted) {
+      submitted_.wait(submitted, std::memory_order_acquire);
+      continue;
+    }
+    sdk::spin_until(std::chrono::milliseconds(1), kPollInterval, [&] {
+      check_vk(raw.vk.vkGetSemaphoreCounterValue(raw.device, completion_.get(),
+                                                 &retired),
+               "vkGetSemaphoreCounterValue");
+      return retired >= submitted;
+    });
   }
 }
 

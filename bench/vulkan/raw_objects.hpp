@@ -5,6 +5,7 @@
 #define HALO_BENCH_VULKAN_RAW_OBJECTS_HPP_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <thread>
@@ -28,36 +29,56 @@ class RawSemaphore {
   VkSemaphore semaphore_ = VK_NULL_HANDLE;
 };
 
+// How a raw baseline learns of each submission's end, if at all.
+enum class Retiring {
+  // Not at all: plain raw Vulkan.
+  kNo,
+  // A thread blocks on a completion timeline: native_vulkan_retiring.
+  kWaiting,
+  // A thread reads the completion timeline every kPollInterval while
+  // anything is in flight, as the opencl plugin's worker does (NVIDIA's
+  // OpenCL callbacks come late): native_vulkan_retiring_polling.
+  kPolling,
+};
+
 // What raw Vulkan must add to learn of each submission's end as it comes,
 // as halo's queues do to release what a submission holds (DESIGN.md §5): a
 // completion timeline that every submission also signals (raw_submit's
-// |retirer|), and a thread that waits on it and reads how far it got.
-// The native_vulkan_retiring baselines. Destroy it only with the queue
-// idle (raw_finish_run): it ends its thread with a host signal.
+// |retirer|), and a thread that waits on it, or polls it, and reads how far
+// it got. Destroy it only with the queue idle (raw_finish_run): it ends its
+// thread with a host signal.
 class RawRetirer {
  public:
-  RawRetirer();
+  explicit RawRetirer(Retiring how);
   ~RawRetirer();
   RawRetirer(const RawRetirer&) = delete;
   RawRetirer& operator=(const RawRetirer&) = delete;
 
   VkSemaphore semaphore() const { return completion_.get(); }
   // The value the next submission signals.
-  uint64_t next_value() { return ++submitted_; }
+  uint64_t next_value();
+
+  // Between two reads of a polling retirer: the opencl plugin's interval.
+  static constexpr std::chrono::microseconds kPollInterval{4};
 
  private:
-  void run();
+  void wait_for_each();
+  void poll_each();
 
+  const Retiring how_;
   RawSemaphore completion_;
-  uint64_t submitted_ = 0;
+  // Written by the submitting thread; a polling retirer sleeps on it while
+  // nothing is in flight.
+  std::atomic<uint64_t> submitted_{0};
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };
 
-// A retirer when |retiring|, else none: the two raw baselines of a
-// benchmark in one body.
-inline std::unique_ptr<RawRetirer> retirer_if(bool retiring) {
-  return retiring ? std::make_unique<RawRetirer>() : nullptr;
+// A retirer of the kind asked for, or none: a benchmark's raw baselines in
+// one body.
+inline std::unique_ptr<RawRetirer> retirer_if(Retiring how) {
+  if (how == Retiring::kNo) return nullptr;
+  return std::make_unique<RawRetirer>(how);
 }
 
 // A buffer of |size| bytes in device-local memory, chosen as the plugin

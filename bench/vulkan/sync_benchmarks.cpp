@@ -16,13 +16,13 @@ namespace halo::bench {
 
 namespace {
 
-// The raw chain; |retiring|: each link is also retired as it ends
-// (RawRetirer).
-void chain_raw(benchmark::State& state, bool retiring) {
+// The raw chain; |how|: whether and how each link is also retired as it
+// ends (RawRetirer).
+void chain_raw(benchmark::State& state, Retiring how) {
   PinTimedThread pin;
   const RawDevice& raw = raw_device();
   RawSemaphore timeline;
-  std::unique_ptr<RawRetirer> retirer = retirer_if(retiring);
+  std::unique_ptr<RawRetirer> retirer = retirer_if(how);
   uint64_t value = 0;
   run_timed(state, [&] {
     // Submission k waits for value k - 1 and signals k: each runs only
@@ -37,12 +37,12 @@ void chain_raw(benchmark::State& state, bool retiring) {
   state.SetItemsProcessed(state.iterations() * kChainLength);
 }
 
-// The raw submit + wait; |retiring| as above.
-void submit_wait_raw(benchmark::State& state, bool retiring) {
+// The raw submit + wait; |how| as above.
+void submit_wait_raw(benchmark::State& state, Retiring how) {
   PinTimedThread pin;
   const RawDevice& raw = raw_device();
   RawSemaphore done;
-  std::unique_ptr<RawRetirer> retirer = retirer_if(retiring);
+  std::unique_ptr<RawRetirer> retirer = retirer_if(how);
   uint64_t value = 0;
   run_timed(state, [&] {
     ++value;
@@ -55,10 +55,10 @@ void submit_wait_raw(benchmark::State& state, bool retiring) {
 
 }  // namespace
 
-void chain_native(benchmark::State& state) { chain_raw(state, false); }
+void chain_native(benchmark::State& state) { chain_raw(state, Retiring::kNo); }
 
 void chain_native_retiring(benchmark::State& state) {
-  chain_raw(state, true);
+  chain_raw(state, Retiring::kWaiting);
 }
 
 void chain_halo(benchmark::State& state) {
@@ -77,11 +77,15 @@ void chain_halo(benchmark::State& state) {
 }
 
 void submit_wait_native(benchmark::State& state) {
-  submit_wait_raw(state, false);
+  submit_wait_raw(state, Retiring::kNo);
 }
 
 void submit_wait_native_retiring(benchmark::State& state) {
-  submit_wait_raw(state, true);
+  submit_wait_raw(state, Retiring::kWaiting);
+}
+
+void submit_wait_native_retiring_polling(benchmark::State& state) {
+  submit_wait_raw(state, Retiring::kPolling);
 }
 
 void submit_wait_halo(benchmark::State& state) {

@@ -2,8 +2,10 @@
 // (native_vulkan) beside the halo figure doing the same work. main.cpp
 // registers them native first, then halo. A *_native_retiring baseline is
 // raw Vulkan that also learns when each submission ends, by a second
-// timeline signal in the same batch: the one cost halo's retention
-// contract adds to every submission on Vulkan (bench/README.md).
+// timeline signal in the same batch and a thread waiting on it: the one
+// cost halo's retention contract adds to every submission on Vulkan
+// (bench/README.md). A *_native_retiring_polling baseline polls that
+// timeline instead.
 #ifndef HALO_BENCH_VULKAN_VULKAN_BENCHMARKS_HPP_
 #define HALO_BENCH_VULKAN_VULKAN_BENCHMARKS_HPP_
 
@@ -28,6 +30,7 @@ void chain_native_retiring(benchmark::State& state);
 void chain_halo(benchmark::State& state);
 void submit_wait_native(benchmark::State& state);
 void submit_wait_native_retiring(benchmark::State& state);
+void submit_wait_native_retiring_polling(benchmark::State& state);
 void submit_wait_halo(benchmark::State& state);
 void host_signal_wake_native(benchmark::State& state);
 void host_signal_wake_native_on_signal(benchmark::State& state);
@@ -42,6 +45,7 @@ void copy_halo(benchmark::State& state);
 // dispatch_benchmarks.cpp: one workgroup of the empty kernel.
 void empty_dispatch_native(benchmark::State& state);
 void empty_dispatch_native_retiring(benchmark::State& state);
+void empty_dispatch_native_retiring_polling(benchmark::State& state);
 void empty_dispatch_halo(benchmark::State& state);
 
 // latency_benchmarks.cpp: BM_VkSubmitWait's round trip timed one
