@@ -218,6 +218,14 @@ bool wants_sliced_waits(VkDriverId driver, bool validating) noexcept {
   return driver == VK_DRIVER_ID_MESA_LLVMPIPE && !validating;
 }
 
+// Whether the notification thread polls (Adapter::polls_completion).
+bool wants_polled_completion(VkPhysicalDeviceType type) noexcept {
+  const char* forced = secure_getenv("HALO_VULKAN_COMPLETION_POLL");
+  if (forced != nullptr && std::strcmp(forced, "1") == 0) return true;
+  if (forced != nullptr && std::strcmp(forced, "0") == 0) return false;
+  return type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+}
+
 }  // namespace
 
 bool describe_adapter(const InstanceFunctions& vki,
@@ -270,6 +278,7 @@ bool describe_adapter(const InstanceFunctions& vki,
   fill_capabilities(core, v11, v12, adapter);
   describe_external(vki, adapter);
   adapter->sliced_waits = wants_sliced_waits(v12.driverID, validating);
+  adapter->polls_completion = wants_polled_completion(core.deviceType);
   return true;
 }
 

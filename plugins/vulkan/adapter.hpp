@@ -47,6 +47,13 @@ struct Adapter {
   // wake.hpp). Off under the validation layer (adapter.cpp says why);
   // HALO_VULKAN_SLICED_WAITS=1 or =0 forces it on or off.
   bool sliced_waits = false;
+  // The notification thread polls the end of work in flight, and the
+  // application's next hand-off, for a while before it sleeps (Queue::poll):
+  // on GPUs, where a batch's own signal then shows its end without a second
+  // one that wakes a second thread. Not on CPU devices, whose work runs on
+  // the cores a polling thread would take. HALO_VULKAN_COMPLETION_POLL=1 or
+  // =0 forces it on or off.
+  bool polls_completion = false;
 };
 
 // Describes |physical_device| as device |id| (|validating|: the instance

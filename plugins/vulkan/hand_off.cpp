@@ -44,12 +44,12 @@ uint64_t Queue::classify(Submission* submission) noexcept {
                         &Submission::next_deferred>(deferred_head_,
                                                     deferred_tail_, submission);
   }
-  return hand_offs_;
+  return hand_offs_.load(std::memory_order_relaxed);
 }
 
 bool Queue::handed_off_since(uint64_t hand_offs) noexcept {
   std::lock_guard<std::mutex> lock(schedule_mutex_);
-  return hand_offs_ != hand_offs;
+  return hand_offs_.load(std::memory_order_relaxed) != hand_offs;
 }
 
 void Queue::unlink_deferred(Submission* submission) noexcept {
@@ -142,10 +142,11 @@ halo_status_t Queue::hand_off(Submission* submission) noexcept {
   // GPU value, and a failure stays in the shadow). That spares the GPU the
   // completion semaphore's signal, which NVIDIA's GPU takes as long again
   // as a chain link's own (bench/README.md). Only behind a submission still
-  // in flight, though: the notification thread sleeps on the completion
-  // semaphore alone (completion_to_await), with none in flight until its
-  // next value, so the first submission in flight must signal that.
-  const bool behind_another = in_flight_head_ != nullptr;
+  // in flight, or while the notification thread polls, though: a sleeping
+  // thread sleeps on the completion semaphore alone (completion_to_await),
+  // with none in flight until its next value, so the first submission in
+  // flight must then signal that.
+  const bool end_seen_otherwise = in_flight_head_ != nullptr || polling_;
   submission->done_semaphore = VK_NULL_HANDLE;
   uint32_t signal_count = 0;
   for (size_t i = 0; i < submission->signal_count(); ++i) {
@@ -158,7 +159,7 @@ halo_status_t Queue::hand_off(Submission* submission) noexcept {
     submission->vk_signal_semaphores[signal_count] = semaphore->semaphore;
     submission->vk_signal_values[signal_count] = signal.value;
     ++signal_count;
-    if (behind_another && submission->done_semaphore == VK_NULL_HANDLE &&
+    if (end_seen_otherwise && submission->done_semaphore == VK_NULL_HANDLE &&
         !semaphore->shared()) {
       submission->done_semaphore = semaphore->semaphore;
       submission->done_value = signal.value;
@@ -200,7 +201,7 @@ halo_status_t Queue::hand_off(Submission* submission) noexcept {
     }
     return vk_status(host_, "vkQueueSubmit", result);
   }
-  submission->number = ++hand_offs_;
+  submission->number = hand_offs_.fetch_add(1, std::memory_order_relaxed) + 1;
   if (signals_completion) {
     completion_value_ = submission->done_value;
     completion_number_ = submission->number;

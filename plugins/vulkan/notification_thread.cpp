@@ -2,7 +2,8 @@
 // semaphore, the completion semaphore and every watched semaphore (or,
 // with sliced waits, one of them at a time); on each wake it hands ready
 // submissions to the GPU, re-examines deferred ones, finishes completed ones
-// and fires timepoints.
+// and fires timepoints. On GPUs it first polls, while work flows: the end
+// of the oldest submission in flight, or the next hand-off (poll).
 //
 // Lifetime: every submission and every watched semaphore holds a reference
 // to the device, so the device (and this queue) can only die on this
@@ -21,6 +22,7 @@
 
 #include "device.hpp"
 #include "exit_guard.hpp"
+#include "halo/sdk/spin.hpp"
 #include "queue.hpp"
 #include "semaphore.hpp"
 #include "submission.hpp"
@@ -58,8 +60,51 @@ bool Queue::iterate_in_driver() noexcept {
   collect_completed();
   refresh_watched();
   if (release_finished()) return false;
-  sleep(wake_value);
+  if (!poll(wake_value)) sleep(wake_value);
   return true;
+}
+
+bool Queue::poll(uint64_t wake_value) noexcept {
+  if (!device_->adapter->polls_completion) return false;
+  bool watching = false;
+  {
+    std::lock_guard<std::mutex> lock(watch_mutex_);
+    watching = !watched_.empty();
+  }
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  uint64_t value = 0;
+  uint64_t hand_offs = 0;
+  {
+    std::lock_guard<std::mutex> lock(schedule_mutex_);
+    polling_ = !watching;
+    if (watching) return false;
+    hand_offs = hand_offs_.load(std::memory_order_relaxed);
+    // Only this thread finishes submissions, so the oldest stays in flight,
+    // and its semaphore alive, while the thread polls.
+    if (in_flight_head_ != nullptr) {
+      semaphore = in_flight_head_->done_semaphore;
+      value = in_flight_head_->done_value;
+    }
+  }
+  const bool came = sdk::spin_until(kPollPatience, kPollInterval, [&] {
+    if (device_->wake.current() != wake_value) return true;
+    if (semaphore == VK_NULL_HANDLE) {
+      return hand_offs_.load(std::memory_order_relaxed) != hand_offs;
+    }
+    uint64_t payload = 0;
+    // A failed read ends the poll too: collect_completed reads again and
+    // logs it.
+    return device_->vkd.vkGetSemaphoreCounterValue(device_->device, semaphore,
+                                                   &payload) != VK_SUCCESS ||
+           payload >= value;
+  });
+  if (came) return true;
+  // From here on a hand-off signals the completion semaphore again, and
+  // the sleep hands the GPU a probe behind any submission handed off
+  // without it (completion_to_await).
+  std::lock_guard<std::mutex> lock(schedule_mutex_);
+  polling_ = false;
+  return false;
 }
 
 void Queue::sleep(uint64_t wake_value) noexcept {
@@ -176,7 +221,7 @@ uint64_t Queue::completion_to_await() noexcept {
     return 0;
   }
   completion_value_ = value;
-  completion_number_ = ++hand_offs_;
+  completion_number_ = hand_offs_.fetch_add(1, std::memory_order_relaxed) + 1;
   return value;
 }
 

@@ -23,7 +23,8 @@
 // submissions to the GPU, re-examines deferred ones (a hand-off may have
 // made their waits reachable on the GPU), finishes completed ones, and
 // brings the watched semaphores' shadows up to date, which runs their
-// timepoint callbacks.
+// timepoint callbacks. On a GPU it polls before it sleeps, while work
+// flows (poll).
 #ifndef HALO_VULKAN_QUEUE_HPP_
 #define HALO_VULKAN_QUEUE_HPP_
 
@@ -130,6 +131,20 @@ class Queue final : public SemaphoreKeeper {
   // One pass of the loop; false when the thread should end.
   bool iterate() noexcept;
   bool iterate_in_driver() noexcept;
+  // With Adapter::polls_completion: polls until the oldest submission in
+  // flight ends (with none in flight, until the next hand-off) or a wake
+  // comes, every kPollInterval for up to kPollPatience. True when one of
+  // them came, and the loop goes round again; false when the thread should
+  // sleep instead. Semaphores watched for other reasons change unseen by
+  // the poll, so with any watched the thread sleeps.
+  bool poll(uint64_t wake_value) noexcept;
+  // Between two reads of the oldest submission's signal: the opencl
+  // plugin's interval, which left NVIDIA's enqueues unslowed.
+  static constexpr std::chrono::microseconds kPollInterval{4};
+  // How long the thread polls with nothing coming before it sleeps: longer
+  // than NVIDIA's shortest round trips and an application's pause between
+  // them, so that a stream of them never lets it sleep (bench/README.md).
+  static constexpr std::chrono::microseconds kPollPatience{200};
   void sleep(uint64_t wake_value) noexcept;
   void sleep_sliced(uint64_t wake_value) noexcept;
   // With schedule_mutex_ held: the completion semaphore's value to sleep
@@ -166,9 +181,15 @@ class Queue final : public SemaphoreKeeper {
   Submission* in_flight_tail_ = nullptr;
   // Hand-offs so far (probes included), the completion semaphore's last
   // value handed to the GPU, and the number of the hand-off that signals it.
-  uint64_t hand_offs_ = 0;
+  // The first is written under the lock only, but read without it by the
+  // polling thread (poll), which looks for a change.
+  std::atomic<uint64_t> hand_offs_{0};
   uint64_t completion_value_ = 0;
   uint64_t completion_number_ = 0;
+  // Whether the notification thread polls (poll), so that it sees a
+  // submission handed off now end by its own signal, with none in flight
+  // too (hand_off).
+  bool polling_ = false;
 
   // Ready submissions waiting for the notification thread.
   std::mutex ready_mutex_;
