@@ -39,14 +39,14 @@ void Queue::destroy(Queue* queue) noexcept {
 halo_status_t Queue::execute(halo_device_t* device,
                              const halo_queue_execute_info_t* info) noexcept {
   HALO_SDK_RETURN_IF_ERROR(sdk::check_single_queue_affinity(host_, *info));
-  returned_allocations_.free_all();
   const size_t count = info->command_buffer_count;
   HALO_SDK_RETURN_IF_ERROR(
       acquire_command_buffers(host_, device, count, info->command_buffers));
   Submission* submission = nullptr;
   halo_status_t status = sdk::guard(host_, [&] {
     submission = sdk::Submission::create<Submission>(
-        host_, device, sdk::SubmissionLists::of(*info), this);
+        host_, &returned_allocations_, device, sdk::SubmissionLists::of(*info),
+        this);
   });
   if (status != HALO_OK) {
     // Nothing was submitted: every command buffer is as it was.

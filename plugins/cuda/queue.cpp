@@ -68,7 +68,8 @@ void Queue::destroy(Queue* queue) noexcept {
 halo_status_t Queue::acquire_command_buffers(
     Device* device, const halo_queue_execute_info_t& info) noexcept {
   for (size_t i = 0; i < info.command_buffer_count; ++i) {
-    CommandBuffer* command_buffer = CommandBuffer::from(info.command_buffers[i]);
+    CommandBuffer* command_buffer =
+        CommandBuffer::from(info.command_buffers[i]);
     halo_status_t status = HALO_OK;
     if (command_buffer == nullptr) {
       status = host_.make_status(HALO_STATUS_INVALID_ARGUMENT,
@@ -104,7 +105,6 @@ void Queue::release_command_buffers(const halo_queue_execute_info_t& info,
 halo_status_t Queue::execute(Device* device,
                              const halo_queue_execute_info_t& info) noexcept {
   HALO_SDK_RETURN_IF_ERROR(sdk::check_single_queue_affinity(host_, info));
-  returned_allocations_.free_all();
   for (size_t i = 0; i < info.signal_count; ++i) {
     if (DeviceWaitSemaphore::from(info.signal_semaphores[i]) != nullptr) {
       return host_.make_status(HALO_STATUS_FAILED_PRECONDITION,
@@ -116,8 +116,9 @@ halo_status_t Queue::execute(Device* device,
   }
   HALO_SDK_RETURN_IF_ERROR(acquire_command_buffers(device, info));
   Submission* submission = nullptr;
-  halo_status_t status = sdk::guard(
-      host_, [&] { submission = Submission::create(device, info); });
+  halo_status_t status = sdk::guard(host_, [&] {
+    submission = Submission::create(device, &returned_allocations_, info);
+  });
   if (status != HALO_OK) {
     release_command_buffers(info, info.command_buffer_count);
     return status;
@@ -200,8 +201,8 @@ halo_status_t Queue::await_tail_event(bool* work_failed) noexcept {
   if (sleep_event_ == nullptr) {
     HALO_CUDA_RETURN_IF_ERROR(
         host_, api, "cuEventCreate",
-        api.cuEventCreate(&sleep_event_, CU_EVENT_BLOCKING_SYNC |
-                                             CU_EVENT_DISABLE_TIMING));
+        api.cuEventCreate(&sleep_event_,
+                          CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING));
   }
   halo_status_t status = HALO_OK;
   uint64_t through = mark_tail(poll_event_, &status);

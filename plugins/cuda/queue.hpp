@@ -85,8 +85,9 @@ class Queue {
   CUevent poll_event_ = nullptr;
   CUevent sleep_event_ = nullptr;
   sdk::InFlightTracker in_flight_;
-  // Finished submissions' memory, freed by the next submitting thread or
-  // the idle worker; before the worker, so destroyed after it has stopped.
+  // Finished submissions' memory, reused by the next submissions or freed
+  // by the idle worker; before the worker, so destroyed after it has
+  // stopped.
   sdk::ReturnedAllocations returned_allocations_;
   sdk::CompletionWorker worker_;
 };

@@ -43,10 +43,11 @@ class Submission final : public sdk::Submission {
   static Extra plan_extra(sdk::AllocationPlan& plan,
                           const sdk::SubmissionLists& lists);
 
-  // Creates a submission of |info| for |device|, retaining the device,
-  // every semaphore and every command buffer (which the caller has checked
-  // and acquired). Throws std::bad_alloc.
-  static Submission* create(Device* device,
+  // Creates a submission of |info| for |device|, in a block of |recycled|
+  // where one fits, retaining the device, every semaphore and every command
+  // buffer (which the caller has checked and acquired). Throws
+  // std::bad_alloc.
+  static Submission* create(Device* device, sdk::ReturnedAllocations* recycled,
                             const halo_queue_execute_info_t& info);
 
   // Marks native the waits that need no host (reached, or chained). Before

@@ -67,7 +67,8 @@ void Queue::destroy(Queue* queue) noexcept {
 halo_status_t Queue::acquire_command_buffers(
     Device* device, const halo_queue_execute_info_t& info) noexcept {
   for (size_t i = 0; i < info.command_buffer_count; ++i) {
-    CommandBuffer* command_buffer = CommandBuffer::from(info.command_buffers[i]);
+    CommandBuffer* command_buffer =
+        CommandBuffer::from(info.command_buffers[i]);
     halo_status_t status = HALO_OK;
     if (command_buffer == nullptr) {
       status = host_.make_status(HALO_STATUS_INVALID_ARGUMENT,
@@ -104,11 +105,11 @@ halo_status_t Queue::execute(Device* device,
                              const halo_queue_execute_info_t* info) noexcept {
   HALO_SDK_RETURN_IF_ERROR(sdk::check_single_queue_affinity(host_, *info));
   deferred_releases_.release_all();
-  returned_allocations_.free_all();
   HALO_SDK_RETURN_IF_ERROR(acquire_command_buffers(device, *info));
   Submission* submission = nullptr;
   halo_status_t status = sdk::guard(host_, [&] {
-    submission = Submission::create(device, this, *info);
+    submission =
+        Submission::create(device, this, &returned_allocations_, *info);
   });
   if (status == HALO_OK) status = submission->prepare();
   if (status != HALO_OK) {

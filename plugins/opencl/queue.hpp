@@ -174,8 +174,9 @@ class Queue {
   std::atomic<uint64_t> covered_{0};
   std::atomic<uint64_t> newest_coverer_{0};
   sdk::InFlightTracker in_flight_;
-  // Finished submissions' memory, freed by the next submitting thread or
-  // the idle worker; before the worker, so destroyed after it has stopped.
+  // Finished submissions' memory, reused by the next submissions or freed
+  // by the idle worker; before the worker, so destroyed after it has
+  // stopped.
   sdk::ReturnedAllocations returned_allocations_;
   sdk::CompletionWorker worker_;
 };

@@ -76,10 +76,11 @@ Submission::Extra Submission::plan_extra(sdk::AllocationPlan& plan,
 }
 
 Submission* Submission::create(Device* device, Queue* queue,
+                               sdk::ReturnedAllocations* recycled,
                                const halo_queue_execute_info_t& info) {
   return sdk::Submission::create<Submission>(
-      device->host, device->handle(), sdk::SubmissionLists::of(info), device,
-      queue);
+      device->host, recycled, device->handle(), sdk::SubmissionLists::of(info),
+      device, queue);
 }
 
 Submission::Submission(const Init& init, const Extra& extra, Device* device,
@@ -95,7 +96,8 @@ Submission::Submission(const Init& init, const Extra& extra, Device* device,
       external_(init.at<cl_mem>(extra.external)) {
   for (size_t i = 0; i < wait_count(); ++i) chained_waits_[i] = false;
   for (size_t i = 0; i < command_buffer_count(); ++i) {
-    for (cl_mem memory : CommandBuffer::cast(command_buffer(i))->external_memory) {
+    for (cl_mem memory :
+         CommandBuffer::cast(command_buffer(i))->external_memory) {
       if (std::find(external_, external_ + external_count_, memory) ==
           external_ + external_count_) {
         external_[external_count_++] = memory;
@@ -223,8 +225,8 @@ halo_status_t Submission::enqueue_commands() {
     HALO_CL_RETURN_IF_ERROR(
         host(), "clEnqueueAcquireExternalMemObjectsKHR",
         device_->description->acquire_external(
-            device_->cl_queue, static_cast<cl_uint>(external_count_),
-            external_, 0, nullptr, &acquired));
+            device_->cl_queue, static_cast<cl_uint>(external_count_), external_,
+            0, nullptr, &acquired));
     external_acquired_ = true;
     // Kept for a release made apart from the commands (enqueue_release).
     api_->clRetainEvent(acquired);
@@ -321,7 +323,7 @@ void Submission::on_ready(sdk::Submission* submission) noexcept {
   static_cast<Submission*>(submission)->fire();
 }
 
-// --- Becoming ready ------------------------------------------------------------
+// --- Becoming ready -----------------------------------------------------
 
 void Submission::fire() noexcept {
   if (failure() == HALO_OK) {
@@ -586,9 +588,9 @@ void Submission::on_work_done(cl_int status) noexcept {
   }
   if (failure == HALO_OK && status < 0) {
     failure = host().make_status(status_code_for(status),
-                                "the device work of a queue submission "
-                                "failed: %s (%d)",
-                                error_name(status), static_cast<int>(status));
+                                 "the device work of a queue submission "
+                                 "failed: %s (%d)",
+                                 error_name(status), static_cast<int>(status));
   }
   if (failure != HALO_OK) {
     fail_signals(failure);

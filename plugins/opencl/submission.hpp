@@ -29,9 +29,9 @@
 // is the completion event. Its completion (seen by the queue's worker
 // polling it, or by a CL_COMPLETE callback; see queue.hpp) signals the
 // signal semaphores (or fails them when the device work failed) and hands
-// the submission to the worker, which releases what it holds. A failed wait fails the
-// signal semaphores from the worker instead, with a copy of the wait's
-// status.
+// the submission to the worker, which releases what it holds. A failed wait
+// fails the signal semaphores from the worker instead, with a copy of the
+// wait's status.
 //
 // Signals of opencl semaphores of the same context land through the
 // semaphore's pending device signals (device_signals.hpp), which land them
@@ -98,10 +98,12 @@ class Submission final : public sdk::Submission, public SignalSource {
   static Extra plan_extra(sdk::AllocationPlan& plan,
                           const sdk::SubmissionLists& lists);
 
-  // Creates a submission of |info| for |device|, retaining the device,
-  // every semaphore and every command buffer (which the caller has checked
-  // and acquired). Throws std::bad_alloc.
+  // Creates a submission of |info| for |device|, in a block of |recycled|
+  // where one fits, retaining the device, every semaphore and every command
+  // buffer (which the caller has checked and acquired). Throws
+  // std::bad_alloc.
   static Submission* create(Device* device, Queue* queue,
+                            sdk::ReturnedAllocations* recycled,
                             const halo_queue_execute_info_t& info);
 
   // Settles the waits it can and, when none is left to the host, enqueues

@@ -24,7 +24,8 @@ class Plain : public Submission {
 };
 
 Submission* make_plain() {
-  return Submission::create<Plain>(testing::fake_host(), nullptr, SubmissionLists{});
+  return Submission::create<Plain>(testing::fake_host(), nullptr, nullptr,
+                                   SubmissionLists{});
 }
 
 // An owner whose poll reports long work until |polls_left| runs out.
@@ -32,7 +33,8 @@ struct PollingOwner {
   PollingOwner(nanoseconds interval, int polls)
       : interval(interval),
         polls_left(polls),
-        worker(&PollingOwner::process, this, nanoseconds(0), &PollingOwner::poll) {}
+        worker(&PollingOwner::process, this, nanoseconds(0),
+               &PollingOwner::poll) {}
 
   static void process(void* self, Submission* submission) noexcept {
     auto* owner = static_cast<PollingOwner*>(self);

@@ -112,9 +112,8 @@ class Recorder : public Submission {
 };
 
 Recorder* make_recorder(const SemaphoreList& waits,
-                        const SemaphoreList& signals,
-                        std::atomic<int>* ready) {
-  return Submission::create<Recorder>(fake_host(), nullptr,
+                        const SemaphoreList& signals, std::atomic<int>* ready) {
+  return Submission::create<Recorder>(fake_host(), nullptr, nullptr,
                                       SubmissionLists{waits, signals}, ready);
 }
 
@@ -158,7 +157,7 @@ TEST_F(SubmissionTest, FailureFiresEarlyAndFailsEverySignal) {
   halo_semaphore_t* signals[2] = {make_semaphore(0), make_semaphore(3)};
   uint64_t signal_values[2] = {1, 4};
   auto* s = make_recorder({2, waits, wait_values}, {2, signals, signal_values},
-      &ready);
+                          &ready);
   s->start();
   TestSemaphore::fail(waits[1],
                       fake_host().make_status(HALO_STATUS_ABORTED, "gone"));
@@ -400,7 +399,8 @@ TEST_F(SubmissionTest, OneAllocationHoldsTheListsAndThePluginsArrays) {
   uint64_t values[3] = {1, 2, 3};
   const long before = testing::live_allocations();
   auto* s = Submission::create<WithExtra>(
-      fake_host(), nullptr, SubmissionLists{{3, waits, values}, {3, waits, values}});
+      fake_host(), nullptr, nullptr,
+      SubmissionLists{{3, waits, values}, {3, waits, values}});
   EXPECT_EQ(testing::live_allocations(), before + 1);
   auto* begin = reinterpret_cast<char*>(s);
   auto* flags = reinterpret_cast<char*>(s->flags);
@@ -452,13 +452,13 @@ TEST_F(SubmissionTest, WorkerProcessesInOrderAndWaitIdleSeesThemGo) {
     queue.in_flight.track(s);
     if (s->register_waits(&TestQueue::on_ready)) queue.worker.post(s);
   }
-  StatusHolder early(queue.in_flight.wait_idle(fake_host(),
-                                               HALO_DEADLINE_INFINITE_PAST));
+  StatusHolder early(
+      queue.in_flight.wait_idle(fake_host(), HALO_DEADLINE_INFINITE_PAST));
   EXPECT_EQ(early.code(), HALO_STATUS_DEADLINE_EXCEEDED);
   ASSERT_EQ(TestSemaphore::signal(gate, 1), nullptr);
-  EXPECT_EQ(queue.in_flight.wait_idle(fake_host(),
-                                      HALO_DEADLINE_INFINITE_FUTURE),
-            nullptr);
+  EXPECT_EQ(
+      queue.in_flight.wait_idle(fake_host(), HALO_DEADLINE_INFINITE_FUTURE),
+      nullptr);
   queue.worker.stop();
   EXPECT_EQ(value_of(signal), 3u);
   EXPECT_EQ(queue.order.size(), 3u);

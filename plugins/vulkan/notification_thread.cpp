@@ -14,10 +14,10 @@
 // (plugin_threads.hpp), and the loop returns without touching the queue
 // again.
 //
-// The memory of finished submissions is given back for the next submitting
-// thread to free (sdk::ReturnedAllocations); when nothing is in flight and
-// no submission comes for CompletionWorker::kIdleDelay, the thread frees it
-// itself, so that a queue left alone keeps none.
+// The memory of finished submissions is given back for the next
+// submissions to reuse (sdk::ReturnedAllocations); when nothing is in
+// flight and no submission comes for CompletionWorker::kIdleDelay, the
+// thread frees it itself, so that a queue left alone keeps none.
 #include <algorithm>
 
 #include "device.hpp"

@@ -39,9 +39,8 @@ Queue::~Queue() {
 Queue* Queue::create(Device* device, halo_status_t* out_status) {
   *out_status = HALO_OK;
   Queue* queue = device->host.make<Queue>(device);
-  *out_status = create_timeline_semaphore(device->host, device->vkd,
-                                          device->device, 0,
-                                          &queue->completion_);
+  *out_status = create_timeline_semaphore(
+      device->host, device->vkd, device->device, 0, &queue->completion_);
   if (*out_status != HALO_OK) {
     device->host.destroy(queue);
     return nullptr;
@@ -140,11 +139,10 @@ void Queue::release_unsubmitted(const halo_queue_execute_info_t& info,
 halo_status_t Queue::execute(const halo_queue_execute_info_t* info) noexcept {
   HALO_SDK_RETURN_IF_ERROR(sdk::check_single_queue_affinity(host_, *info));
   HALO_SDK_RETURN_IF_ERROR(check_values(*info));
-  returned_allocations_.free_all();
   HALO_SDK_RETURN_IF_ERROR(acquire_command_buffers(*info));
   Submission* submission = nullptr;
   halo_status_t status = sdk::guard(host_, [&] {
-    submission = Submission::create(device_, *info);
+    submission = Submission::create(device_, &returned_allocations_, *info);
   });
   if (status != HALO_OK) {
     release_unsubmitted(*info, info->command_buffer_count);

@@ -215,7 +215,7 @@ class Queue final : public SemaphoreKeeper {
   std::vector<uint64_t, sdk::HostAllocator<uint64_t>> wait_values_;
   Submission* finished_head_ = nullptr;
   Semaphore* dropped_head_ = nullptr;
-  // Finished submissions' memory, freed by the next submitting thread, or
+  // Finished submissions' memory, reused by the next submissions, or freed
   // by the notification thread once the queue is idle (kIdleDelayNs).
   sdk::ReturnedAllocations returned_allocations_;
 

@@ -24,9 +24,11 @@ Submission::Extra Submission::plan_extra(sdk::AllocationPlan& plan,
 }
 
 Submission* Submission::create(Device* device,
+                               sdk::ReturnedAllocations* recycled,
                                const halo_queue_execute_info_t& info) {
   return sdk::Submission::create<Submission>(
-      device->host, device->handle(), sdk::SubmissionLists::of(info), device);
+      device->host, recycled, device->handle(), sdk::SubmissionLists::of(info),
+      device);
 }
 
 Submission::Submission(const Init& init, const Extra& extra,

@@ -36,9 +36,9 @@ class Submission final : public sdk::Submission {
                           const sdk::SubmissionLists& lists);
 
   // Allocates a submission of |info| (already checked, its command buffers
-  // acquired) for |device| and retains everything it names. Throws
-  // std::bad_alloc.
-  static Submission* create(Device* device,
+  // acquired) for |device|, in a block of |recycled| where one fits, and
+  // retains everything it names. Throws std::bad_alloc.
+  static Submission* create(Device* device, sdk::ReturnedAllocations* recycled,
                             const halo_queue_execute_info_t& info);
 
   // For the timepoint callback that makes a submission ready: starts it on

@@ -1,7 +1,7 @@
 // A queue left alone keeps no memory of its finished work (DESIGN.md §5,
-// the SDK's queue core): plugins have the thread that submits next free
-// what their completion threads finished (sdk::ReturnedAllocations, the
-// opencl plugin's deferred event releases), and once the queue has had
+// the SDK's queue core): plugins have the threads that submit next reuse
+// or free what their completion threads finished (sdk::ReturnedAllocations,
+// the opencl plugin's deferred event releases), and once the queue has had
 // nothing to do for a while the queue's own thread frees it instead. So an
 // application that submits a burst and then only waits, or sleeps, gets
 // every submission's host memory back without another call.
@@ -9,10 +9,12 @@
 // Each plugin's first device runs through a registry whose host allocator
 // records the blocks the test thread allocates inside
 // halo_device_queue_execute, and forgets each block when it is freed, on
-// any thread. After a warm-up burst (which grows the storage a queue keeps
-// for good), a second burst's blocks must be freed once its work is done
-// and retired (halo_device_wait_idle, which frees nothing a queue keeps),
-// with the test making no further call into the queue.
+// any thread. A burst of submissions, then a smaller one: the second reuses
+// the first's blocks (sdk::ReturnedAllocations), and leaves some of them
+// waiting for a submission that never comes. Every block either allocated
+// must be freed once the work is done and retired (halo_device_wait_idle,
+// which frees nothing a queue keeps), with the test making no further call
+// into the queue.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -30,10 +32,9 @@ namespace halo_stress {
 namespace {
 
 constexpr uint64_t kBurst = 64;
-// The second burst may still grow a queue's lasting storage now and then
-// (a list that once held more entries than in the warm-up, as a slow
-// sanitizer build defers more submissions): a block or two. Finished
-// submissions kept back are one block each, kBurst of them.
+constexpr uint64_t kSecondBurst = kBurst / 2;
+// A queue's lasting storage, grown as the bursts are made: a block or two.
+// Finished submissions kept back are one block each, kBurst of them.
 constexpr size_t kKeptForGood = 4;
 // Generous: the queue's thread frees after about a millisecond's idle, and a
 // sanitizer build on a loaded machine is slow; the test only fails past it.
@@ -115,13 +116,13 @@ class RecordingAllocator {
   uint64_t recorded_ = 0;
 };
 
-// Submits kBurst barriers signalling |semaphore| from |gate| + 1 up, each
+// Submits |count| barriers signalling |semaphore| from |gate| + 1 up, each
 // waiting for the one before; the first waits for |gate|, which only
-// finish_burst signals, so that no submission finishes (nor is freed by the
-// next submit) before the last is made.
+// finish_burst signals, so that no submission finishes (nor is reused or
+// freed by the next submit) before the last is made.
 void submit_burst(halo_device_t* device, halo_semaphore_t* semaphore,
-                  uint64_t gate) {
-  for (uint64_t value = gate + 1; value <= gate + kBurst; ++value) {
+                  uint64_t gate, uint64_t count) {
+  for (uint64_t value = gate + 1; value <= gate + count; ++value) {
     STRESS_ASSERT_OK(
         execute(device, semaphore, value - 1, {semaphore}, {value}));
   }
@@ -130,10 +131,10 @@ void submit_burst(halo_device_t* device, halo_semaphore_t* semaphore,
 // Opens the burst's gate, waits for its last signal, and for the queue to
 // retire every submission (which frees nothing of what the queue kept).
 void finish_burst(halo_device_t* device, halo_semaphore_t* semaphore,
-                  uint64_t gate) {
+                  uint64_t gate, uint64_t count) {
   const halo_time_ns_t deadline = halo_deadline_after_ns(60'000'000'000);
   STRESS_ASSERT_OK(halo_semaphore_signal(semaphore, gate));
-  STRESS_ASSERT_OK(halo_semaphore_wait(semaphore, gate + kBurst, deadline));
+  STRESS_ASSERT_OK(halo_semaphore_wait(semaphore, gate + count, deadline));
   STRESS_ASSERT_OK(halo_device_wait_idle(device, deadline));
 }
 
@@ -154,15 +155,15 @@ TEST(IdleQueue, KeepsNoMemoryOfFinishedWork) {
     STRESS_EXPECT_OK(
         halo_semaphore_create(device, 0, HALO_SEMAPHORE_FLAG_NONE, &semaphore));
     if (semaphore != nullptr) {
-      submit_burst(device, semaphore, 1);
-      finish_burst(device, semaphore, 1);
-      const uint64_t gate = 2 + kBurst;
       recorder.start_recording();
-      submit_burst(device, semaphore, gate);
+      submit_burst(device, semaphore, 1, kBurst);
+      finish_burst(device, semaphore, 1, kBurst);
+      const uint64_t gate = 2 + kBurst;
+      submit_burst(device, semaphore, gate, kSecondBurst);
       recorder.stop_recording();
-      // One block a submission, at least.
+      // One block a submission of the first burst, at least.
       EXPECT_GE(recorder.recorded(), kBurst);
-      finish_burst(device, semaphore, gate);
+      finish_burst(device, semaphore, gate, kSecondBurst);
       const std::vector<size_t> left =
           recorder.wait_until_at_most(kKeptForGood);
       std::string sizes;

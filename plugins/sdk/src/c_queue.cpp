@@ -6,7 +6,6 @@
 // completed (halo_sdk_submission_complete posts it back), when it signals
 // or fails the signals, releases everything and goes.
 #include "halo/sdk/c/queue.h"
-
 #include "halo/sdk/completion_worker.hpp"
 #include "halo/sdk/host_semaphore.hpp"
 #include "halo/sdk/in_flight_tracker.hpp"
@@ -68,13 +67,13 @@ class CQueue {
   halo_status_t execute(halo_device_t* device,
                         const halo_queue_execute_info_t& info) noexcept {
     halo_status_t status = check_single_queue_affinity(host_, info);
-    returned_allocations_.free_all();
     if (status == HALO_OK) status = claim(info);
     if (status != HALO_OK) return status;
     CSubmission* submission = nullptr;
     status = guard(host_, [&] {
-      submission = Submission::create<CSubmission>(
-          host_, device, SubmissionLists::of(info), this);
+      submission =
+          Submission::create<CSubmission>(host_, &returned_allocations_, device,
+                                          SubmissionLists::of(info), this);
     });
     if (status != HALO_OK) {
       if (hooks_.unclaim != nullptr) hooks_.unclaim(hooks_.context, &info);

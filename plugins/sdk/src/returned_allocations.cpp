@@ -1,28 +1,53 @@
 #include "halo/sdk/returned_allocations.hpp"
 
+#include <cstdint>
 #include <new>
 
 namespace halo::sdk {
 
-void ReturnedAllocations::give_back(void* memory) noexcept {
+void ReturnedAllocations::give_back(void* memory, size_t size) noexcept {
   if (memory == nullptr) return;
   if (count_.fetch_add(1, std::memory_order_relaxed) >= kCapacity) {
     count_.fetch_sub(1, std::memory_order_relaxed);
     host_.deallocate(memory);
     return;
   }
-  Block* block = ::new (memory) Block{head_.load(std::memory_order_relaxed)};
-  // Release: the thread that takes the block frees memory this thread was
-  // the last to write.
+  Block* block =
+      ::new (memory) Block{head_.load(std::memory_order_relaxed), size};
+  // Release: the thread that takes the block reuses or frees memory this
+  // thread was the last to write.
   while (!head_.compare_exchange_weak(block->next, block,
                                       std::memory_order_release,
                                       std::memory_order_relaxed)) {
   }
 }
 
-void ReturnedAllocations::free_all() noexcept {
-  if (head_.load(std::memory_order_relaxed) == nullptr) return;
-  Block* block = head_.exchange(nullptr, std::memory_order_acquire);
+void* ReturnedAllocations::take(size_t size, size_t alignment,
+                                size_t* out_size) noexcept {
+  // Concurrent submitters do not queue for a block: one allocates instead.
+  if (taking_.test_and_set(std::memory_order_acquire)) return nullptr;
+  Block* block = spares_.load(std::memory_order_relaxed);
+  if (block == nullptr && head_.load(std::memory_order_relaxed) != nullptr) {
+    block = head_.exchange(nullptr, std::memory_order_acquire);
+    size_t taken = 0;
+    for (Block* b = block; b != nullptr; b = b->next) ++taken;
+    count_.fetch_sub(taken, std::memory_order_relaxed);
+  }
+  if (block != nullptr) spares_.store(block->next, std::memory_order_relaxed);
+  taking_.clear(std::memory_order_release);
+  if (block == nullptr) return nullptr;
+  if (block->size < size ||
+      reinterpret_cast<uintptr_t>(block) % alignment != 0) {
+    // Submissions of another shape than the ones that finished: this block
+    // is of no use to the next either.
+    host_.deallocate(block);
+    return nullptr;
+  }
+  *out_size = block->size;
+  return block;
+}
+
+size_t ReturnedAllocations::free_list(Block* block) noexcept {
   size_t freed = 0;
   while (block != nullptr) {
     Block* next = block->next;
@@ -30,7 +55,19 @@ void ReturnedAllocations::free_all() noexcept {
     block = next;
     ++freed;
   }
-  count_.fetch_sub(freed, std::memory_order_relaxed);
+  return freed;
+}
+
+void ReturnedAllocations::free_all() noexcept {
+  if (head_.load(std::memory_order_relaxed) != nullptr) {
+    Block* block = head_.exchange(nullptr, std::memory_order_acquire);
+    count_.fetch_sub(free_list(block), std::memory_order_relaxed);
+  }
+  if (spares_.load(std::memory_order_relaxed) == nullptr) return;
+  // A take under way means the queue is in use: its spares are wanted.
+  if (taking_.test_and_set(std::memory_order_acquire)) return;
+  free_list(spares_.exchange(nullptr, std::memory_order_relaxed));
+  taking_.clear(std::memory_order_release);
 }
 
 }  // namespace halo::sdk

@@ -62,6 +62,7 @@ Submission::Submission(const Init& init) noexcept
     : host_(init.host),
       device_(init.device),
       allocation_(init.allocation),
+      allocation_size_(init.allocation_size),
       wait_count_(init.lists.waits.count),
       waits_(init.at<Wait>(init.layout.waits)),
       signal_count_(init.lists.signals.count),
@@ -106,10 +107,11 @@ void Submission::destroy(Submission* submission,
   if (submission == nullptr) return;
   Host host = submission->host_;
   void* allocation = submission->allocation_;
+  const size_t allocation_size = submission->allocation_size_;
   halo_device_t* device = submission->device_;
   submission->~Submission();
   if (returned != nullptr) {
-    returned->give_back(allocation);
+    returned->give_back(allocation, allocation_size);
   } else {
     host.deallocate(allocation);
   }
@@ -153,11 +155,10 @@ bool Submission::register_waits(ReadyFunction on_ready,
     if (wait.state.load(std::memory_order_relaxed) != kHost) continue;
     wait.done.store(0, std::memory_order_relaxed);
     halo_semaphore_t* semaphore = wait.semaphore;
-    halo_status_t status =
-        acquire != nullptr
-            ? acquire(this, semaphore, &wait.timepoint)
-            : semaphore_vtable(semaphore)->acquire_timepoint(semaphore,
-                                                             &wait.timepoint);
+    halo_status_t status = acquire != nullptr
+                               ? acquire(this, semaphore, &wait.timepoint)
+                               : semaphore_vtable(semaphore)->acquire_timepoint(
+                                     semaphore, &wait.timepoint);
     if (status != HALO_OK) {
       // No callback will run for this wait: settle it here. While
       // REGISTERING is set nothing can become ready, so no one fires yet.

@@ -1,5 +1,6 @@
-// Host allocations a queue's completion thread is done with, freed by the
-// next thread that submits instead of by the completion thread.
+// Host allocations a queue's completion thread is done with, reused or
+// freed by the next thread that submits instead of freed by the completion
+// thread.
 //
 // A submission is allocated on the application's thread and finished on
 // the queue's thread. With glibc's malloc, freeing a block on a thread
@@ -8,11 +9,18 @@
 // full, which for a completion thread is always: it frees, and never
 // allocates, submissions. On NVIDIA's OpenCL the application's thread
 // allocates inside every enqueue, in that same arena, and it then slept on
-// that lock (bench/README.md, "Where a chain link's host time goes"). Given
-// back, each block is freed by a submitting thread, which allocates the
-// next submission from what it just freed; or by the queue's own thread
-// once the queue has been idle a while (CompletionWorker::IdleFunction), so
-// that a queue nobody submits to keeps none.
+// that lock (bench/README.md, "Where a chain link's host time goes").
+//
+// Given back, a block goes to the next submission of the queue that fits
+// in it (take), so that a queue in steady use allocates and frees nothing
+// per submission: glibc's per-thread cache holds seven blocks of a size,
+// and a queue that finishes work in batches returns more at a time, so
+// each allocation and free otherwise went through malloc's slow paths
+// (bench/README.md, "Host instructions per submission"). A block too small
+// for the submission that takes it is freed there. What no submission
+// takes is freed by the queue's own thread once the queue has been idle a
+// while (CompletionWorker::IdleFunction, free_all), so that a queue nobody
+// submits to keeps none.
 #ifndef HALO_SDK_RETURNED_ALLOCATIONS_HPP_
 #define HALO_SDK_RETURNED_ALLOCATIONS_HPP_
 
@@ -30,17 +38,23 @@ class ReturnedAllocations {
   ReturnedAllocations(const ReturnedAllocations&) = delete;
   ReturnedAllocations& operator=(const ReturnedAllocations&) = delete;
 
-  // Takes |memory| (from host.allocate, at least a pointer's size and
-  // alignment; may be NULL) to free later; frees it at once when kCapacity
-  // blocks wait already (nobody has submitted since). Thread-safe,
+  // Takes |memory| (from host.allocate, |size| bytes, at least two
+  // pointers' size and a pointer's alignment; may be NULL) to reuse or free
+  // later; frees it at once when kCapacity blocks wait already. Thread-safe,
   // lock-free.
-  void give_back(void* memory) noexcept;
-  // Frees every block given back; one atomic load when there is none.
-  // Thread-safe, lock-free.
+  void give_back(void* memory, size_t size) noexcept;
+  // A block given back of at least |size| bytes at |alignment|, now the
+  // caller's, its whole size in |out_size|; or NULL (none waits, it is too
+  // small, or another thread is taking one: the caller allocates).
+  // Thread-safe.
+  void* take(size_t size, size_t alignment, size_t* out_size) noexcept;
+  // Frees every block given back, but those of the spares while a take is
+  // under way. Thread-safe.
   void free_all() noexcept;
   // Whether no block waits. Lock-free.
   bool empty() const noexcept {
-    return head_.load(std::memory_order_relaxed) == nullptr;
+    return head_.load(std::memory_order_relaxed) == nullptr &&
+           spares_.load(std::memory_order_relaxed) == nullptr;
   }
 
  private:
@@ -51,13 +65,24 @@ class ReturnedAllocations {
   // The first bytes of a block given back.
   struct Block {
     Block* next;
+    size_t size;
   };
 
+  // Frees every block of the list at |block|; returns how many.
+  size_t free_list(Block* block) noexcept;
+
   const Host host_;
-  // A stack pushed by give_back and taken whole by free_all, so no block is
-  // ever popped alone (no ABA).
+  // A stack pushed by give_back and taken whole by take and free_all, so no
+  // block is ever popped from it alone (no ABA).
   std::atomic<Block*> head_{nullptr};
+  // The blocks in head_.
   std::atomic<size_t> count_{0};
+  // A stack taken whole from head_, popped one block at a time by the
+  // thread that holds taking_ (a take, or free_all): the completion thread
+  // never touches either while it works, so a submission's take costs it
+  // nothing. Atomic only for empty().
+  std::atomic_flag taking_;
+  std::atomic<Block*> spares_{nullptr};
 };
 
 }  // namespace halo::sdk

@@ -117,7 +117,9 @@ class Submission {
   struct Init;
 
   // Allocates a T (derived from Submission) with its lists in one host
-  // allocation, retains |device| (may be NULL), every semaphore and every
+  // allocation, or reuses a block of |recycled| that fits (may be NULL: the
+  // queue's returned allocations, which destroy fills with submissions of
+  // this T), retains |device| (may be NULL), every semaphore and every
   // command buffer, and constructs T(init, arguments...). A T that needs
   // arrays of its own declares
   //   struct Extra { ...offsets... };
@@ -125,8 +127,9 @@ class Submission {
   // and is constructed as T(init, extra, arguments...); init.at<X>(offset)
   // locates each array. Throws std::bad_alloc.
   template <class T, class... Args>
-  static T* create(Host host, halo_device_t* device,
-                   const SubmissionLists& lists, Args&&... arguments);
+  static T* create(Host host, ReturnedAllocations* recycled,
+                   halo_device_t* device, const SubmissionLists& lists,
+                   Args&&... arguments);
 
   // Runs the derived destructor, releases whatever is still held (the
   // device last) and frees the allocation. Accepts NULL. The waits must be
@@ -136,8 +139,8 @@ class Submission {
     destroy(submission, nullptr);
   }
   // The same, but the allocation goes to |returned| (NULL: freed at once),
-  // for the thread that submits next to free: call it so on a queue's
-  // completion thread (returned_allocations.hpp says why).
+  // for the queue's next submission to reuse or its thread to free: call it
+  // so on a queue's completion thread (returned_allocations.hpp says why).
   static void destroy(Submission* submission,
                       ReturnedAllocations* returned) noexcept;
 
@@ -150,9 +153,9 @@ class Submission {
   // Registers |timepoint| on |semaphore| for a host-side wait of
   // |submission|, as the semaphore's acquire_timepoint does, for a plugin
   // that knows a cheaper way for some of its own semaphores.
-  using AcquireFunction = halo_status_t (*)(Submission* submission,
-                                            halo_semaphore_t* semaphore,
-                                            halo_timepoint_t* timepoint) noexcept;
+  using AcquireFunction =
+      halo_status_t (*)(Submission* submission, halo_semaphore_t* semaphore,
+                        halo_timepoint_t* timepoint) noexcept;
 
   // Registers a timepoint for every host-side wait, through |acquire| when
   // given. Returns true when the submission is ready on return (every wait
@@ -201,12 +204,8 @@ class Submission {
   const Wait& wait(size_t index) const noexcept { return waits_[index]; }
   size_t signal_count() const noexcept { return signal_count_; }
   Signal& signal(size_t index) noexcept { return signals_[index]; }
-  const Signal& signal(size_t index) const noexcept {
-    return signals_[index];
-  }
-  size_t command_buffer_count() const noexcept {
-    return command_buffer_count_;
-  }
+  const Signal& signal(size_t index) const noexcept { return signals_[index]; }
+  size_t command_buffer_count() const noexcept { return command_buffer_count_; }
   halo_command_buffer_t* command_buffer(size_t index) const noexcept {
     return command_buffers_[index];
   }
@@ -240,6 +239,7 @@ class Submission {
   Host host_;
   halo_device_t* device_;
   void* allocation_;
+  size_t allocation_size_;
   size_t wait_count_;
   Wait* waits_;
   size_t signal_count_;
@@ -265,6 +265,7 @@ struct Submission::Init {
   Host host;
   halo_device_t* device;
   void* allocation;
+  size_t allocation_size;
   Layout layout;
   const SubmissionLists& lists;
 
@@ -276,12 +277,13 @@ struct Submission::Init {
 };
 
 template <class T, class... Args>
-T* Submission::create(Host host, halo_device_t* device,
-                      const SubmissionLists& lists, Args&&... arguments) {
+T* Submission::create(Host host, ReturnedAllocations* recycled,
+                      halo_device_t* device, const SubmissionLists& lists,
+                      Args&&... arguments) {
   static_assert(std::is_base_of_v<Submission, T>);
   AllocationPlan allocation_plan(sizeof(T));
   Layout layout = plan(allocation_plan, lists);
-  constexpr bool kHasExtra = requires(AllocationPlan& p) {
+  constexpr bool kHasExtra = requires(AllocationPlan & p) {
     T::plan_extra(p, lists);
   };
   auto extra = [&] {
@@ -294,9 +296,16 @@ T* Submission::create(Host host, halo_device_t* device,
   constexpr size_t kAlignment = alignof(T) > alignof(std::max_align_t)
                                     ? alignof(T)
                                     : alignof(std::max_align_t);
-  void* memory = host.allocate(allocation_plan.total(), kAlignment);
+  size_t size = allocation_plan.total();
+  void* memory = nullptr;
+  if (recycled != nullptr) {
+    size_t recycled_size = 0;
+    memory = recycled->take(size, kAlignment, &recycled_size);
+    if (memory != nullptr) size = recycled_size;
+  }
+  if (memory == nullptr) memory = host.allocate(size, kAlignment);
   if (memory == nullptr) throw std::bad_alloc();
-  Init init{host, device, memory, layout, lists};
+  Init init{host, device, memory, size, layout, lists};
   try {
     if constexpr (kHasExtra) {
       return ::new (memory) T(init, extra, std::forward<Args>(arguments)...);
