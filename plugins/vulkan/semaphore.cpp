@@ -2,6 +2,8 @@
 // through the shadow timeline, behind the SDK's semaphore vtable.
 #include "semaphore.hpp"
 
+#include <algorithm>
+
 #include "device.hpp"
 #include "halo/sdk/semaphore_vtable.hpp"
 #include "vk_status.hpp"
@@ -17,7 +19,6 @@ constexpr size_t kInlineWaits = 16;
 halo_status_t deadline_exceeded(sdk::Host host) {
   return host.status_from_code(HALO_STATUS_DEADLINE_EXCEEDED);
 }
-
 
 // One look at every pair of a multi-wait: a copy of the first failure found,
 // or OK with the number reached in |*reached| and the first unreached index
@@ -73,8 +74,8 @@ halo_status_t block(Device* device, halo_wait_mode_t mode, size_t count,
     vk_semaphores[n] = device->wake.semaphore();
     vk_values[n++] = wake_value + 1;
     VkResult result =
-        wait_any(device->vkd, device->device, device->adapter->sliced_waits,
-                 n, vk_semaphores, vk_values, timeout);
+        wait_any(device->vkd, device->device, device->adapter->sliced_waits, n,
+                 vk_semaphores, vk_values, timeout);
     if (result != VK_SUCCESS && result != VK_TIMEOUT) {
       return vk_status(device->host, "vkWaitSemaphores", result);
     }
@@ -96,7 +97,8 @@ Semaphore::Semaphore(Device* device, uint64_t initial_value)
       host(device->host),
       device(device),
       shadow(device->host, initial_value),
-      pending_signals(sdk::HostAllocator<uint64_t>(device->host)) {
+      pending_signals(sdk::HostAllocator<uint64_t>(device->host)),
+      highest_set(initial_value) {
   device->retain();
 }
 
@@ -187,6 +189,15 @@ void Semaphore::prune_pending(uint64_t native) noexcept {
 
 bool Semaphore::gpu_reaches(uint64_t value) noexcept {
   std::lock_guard<std::mutex> lock(signal_mutex);
+  // Known without a payload read (one driver call a wait): the shadow
+  // trails the payload, and a pending signal's value only grows on the GPU
+  // (a link of a chain waits on the link before). A shared payload may
+  // hold another side's failure instead: read that.
+  if (!shared() &&
+      ((!pending_signals.empty() && value <= pending_signals.back()) ||
+       (!failed() && value <= shadow.payload()))) {
+    return true;
+  }
   uint64_t native = 0;
   halo_status_t status = native_value(&native);
   if (status != HALO_OK) {
@@ -203,22 +214,30 @@ bool Semaphore::gpu_reaches(uint64_t value) noexcept {
 
 bool Semaphore::reserve_gpu_signal(uint64_t value) noexcept {
   std::lock_guard<std::mutex> lock(signal_mutex);
-  uint64_t native = 0;
-  halo_status_t status = native_value(&native);
-  if (status != HALO_OK) {
-    host.free(status);
-    return false;
-  }
-  prune_pending(native);
-  if (value <= native ||
-      (!pending_signals.empty() && value <= pending_signals.back())) {
-    return false;
+  // Above highest_set, the value is above the payload and every pending
+  // signal: no payload read, one driver call a submission fewer (but one
+  // every kUnprunedSignals, to prune what the GPU has reached).
+  const bool known_above = !shared() && value > highest_set &&
+                           pending_signals.size() < kUnprunedSignals;
+  if (!known_above) {
+    uint64_t native = 0;
+    halo_status_t status = native_value(&native);
+    if (status != HALO_OK) {
+      host.free(status);
+      return false;
+    }
+    prune_pending(native);
+    if (value <= native ||
+        (!pending_signals.empty() && value <= pending_signals.back())) {
+      return false;
+    }
   }
   try {
     pending_signals.push_back(value);
   } catch (...) {
     return false;  // Out of host memory: the host signals it instead.
   }
+  highest_set = std::max(highest_set, value);
   return true;
 }
 
@@ -246,8 +265,8 @@ halo_status_t Semaphore::check_signal(uint64_t value,
         "payload %llu and at most HALO_SEMAPHORE_MAX_VALUE",
         static_cast<ull>(value), static_cast<ull>(native));
   }
-  const uint64_t limit = device->adapter->capabilities
-                             .max_semaphore_value_difference;
+  const uint64_t limit =
+      device->adapter->capabilities.max_semaphore_value_difference;
   if (value - native > limit) {
     return host.make_status(
         HALO_STATUS_INVALID_ARGUMENT,
@@ -283,6 +302,7 @@ halo_status_t Semaphore::signal(uint64_t value) noexcept {
       HALO_VK_RETURN_IF_FAILED(
           host, "vkSignalSemaphore",
           device->vkd.vkSignalSemaphore(device->device, &info));
+      highest_set = std::max(highest_set, value);
     }
   }
   // Outside the lock: timepoint callbacks may signal this semaphore again.
@@ -301,22 +321,36 @@ void Semaphore::fail(halo_status_t status) noexcept {
 
 halo_status_t Semaphore::wait(uint64_t value,
                               halo_time_ns_t deadline) noexcept {
+  // The first time round, a value the shadow has not reached goes straight
+  // to vkWaitSemaphores, which returns at once if the payload has: a
+  // payload read fewer (one driver call) for a wait that blocks.
+  bool read_first = false;
   for (;;) {
     const uint64_t wake_value = device->wake.current();
-    if (failed()) return shadow.clone_failure();
-    uint64_t native = 0;
-    HALO_SDK_RETURN_IF_ERROR(native_value(&native));
-    if (adopt_failure(native)) return shadow.clone_failure();
-    if (native >= value) return HALO_OK;
+    // One load for both: a failure landing between two would read as the
+    // value reached.
+    const uint64_t shadow_payload = shadow.payload();
+    if (shadow_payload >= HALO_SEMAPHORE_FAILURE_VALUE) {
+      return shadow.clone_failure();
+    }
+    if (shadow_payload >= value) return HALO_OK;
     const uint64_t timeout = timeout_until(host, deadline);
-    if (timeout == 0) return deadline_exceeded(host);
+    if (read_first || timeout == 0) {
+      uint64_t native = 0;
+      HALO_SDK_RETURN_IF_ERROR(native_value(&native));
+      if (adopt_failure(native)) return shadow.clone_failure();
+      if (native >= value) return HALO_OK;
+      if (timeout == 0) return deadline_exceeded(host);
+    }
+    read_first = true;
     const VkSemaphore semaphores[2] = {semaphore, device->wake.semaphore()};
     const uint64_t values[2] = {value, wake_value + 1};
     VkResult result =
-        wait_any(device->vkd, device->device, device->adapter->sliced_waits,
-                 2, semaphores, values, timeout);
+        wait_any(device->vkd, device->device, device->adapter->sliced_waits, 2,
+                 semaphores, values, timeout);
     if (result == VK_TIMEOUT) {
       if (failed()) return shadow.clone_failure();
+      uint64_t native = 0;
       HALO_SDK_RETURN_IF_ERROR(native_value(&native));
       if (adopt_failure(native)) return shadow.clone_failure();
       return native >= value ? HALO_OK : deadline_exceeded(host);
@@ -353,12 +387,12 @@ bool Semaphore::cancel_timepoint(halo_timepoint_t* timepoint) noexcept {
 }
 
 halo_status_t wait_semaphores(Device* device, halo_wait_mode_t mode,
-                              size_t count,
-                              halo_semaphore_t* const* semaphores,
+                              size_t count, halo_semaphore_t* const* semaphores,
                               const uint64_t* values,
                               halo_time_ns_t deadline) noexcept {
   if (count == 0) return HALO_OK;
-  if (count == 1) return Semaphore::cast(semaphores[0])->wait(values[0], deadline);
+  if (count == 1)
+    return Semaphore::cast(semaphores[0])->wait(values[0], deadline);
   sdk::Host host = device->host;
   size_t reached = 0, first = 0;
   HALO_SDK_RETURN_IF_ERROR(scan(count, semaphores, values, &reached, &first));
@@ -373,8 +407,8 @@ halo_status_t wait_semaphores(Device* device, halo_wait_mode_t mode,
       return host.make_status_text(HALO_STATUS_RESOURCE_EXHAUSTED,
                                    "too many semaphores to wait on");
     }
-    vk_semaphores = static_cast<VkSemaphore*>(host.allocate(
-        (count + 1) * sizeof(VkSemaphore), alignof(VkSemaphore)));
+    vk_semaphores = static_cast<VkSemaphore*>(
+        host.allocate((count + 1) * sizeof(VkSemaphore), alignof(VkSemaphore)));
     vk_values = static_cast<uint64_t*>(
         host.allocate((count + 1) * sizeof(uint64_t), alignof(uint64_t)));
     if (vk_semaphores == nullptr || vk_values == nullptr) {

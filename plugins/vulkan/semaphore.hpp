@@ -23,9 +23,9 @@
 #include <mutex>
 #include <vector>
 
+#include "halo/external_handle.h"
 #include "halo/sdk/host.hpp"
 #include "halo/sdk/timeline.hpp"
-#include "halo/external_handle.h"
 #include "halo/semaphore.h"
 #include "vulkan_api.hpp"
 
@@ -48,6 +48,12 @@ struct Semaphore {
   // ascending order (guarded by signal_mutex); values at or below the
   // native payload are pruned lazily.
   std::vector<uint64_t, sdk::HostAllocator<uint64_t>> pending_signals;
+  // The highest value this process set the payload to or handed the GPU to
+  // signal (guarded by signal_mutex): the initial value, host signals and
+  // reserved GPU signals. Only those move an unshared semaphore's payload,
+  // so it is never above this, and a value above this is above the payload
+  // and every pending signal without a payload read.
+  uint64_t highest_set;
   // Set while the notification thread watches this semaphore for pending
   // timepoints (guarded by the queue's watch lock).
   std::atomic<bool> watched{false};
@@ -122,7 +128,8 @@ struct Semaphore {
 
   // For the queue, under its scheduling lock: true when the GPU will reach
   // |value| on its own (already reached, or a submission already handed to
-  // the GPU signals at least |value|).
+  // the GPU signals at least |value|). Reads the payload only when neither
+  // the shadow nor a pending signal tells.
   bool gpu_reaches(uint64_t value) noexcept;
   // The vtable's signal_committed (ABI 1.5): gpu_reaches for a semaphore
   // that has not failed. Another plugin's device waits on an import of it
@@ -132,7 +139,9 @@ struct Semaphore {
   }
   // Records that a submission about to be handed to the GPU signals
   // |value|. Returns false (nothing recorded) when Vulkan forbids it: the
-  // value does not exceed the payload and every pending signal.
+  // value does not exceed the payload and every pending signal. Reads the
+  // payload only for a shared semaphore, a value not above highest_set, or
+  // every kUnprunedSignals reservations (to prune pending_signals).
   bool reserve_gpu_signal(uint64_t value) noexcept;
   // Takes back the last reserve_gpu_signal when the submission failed.
   void unreserve_gpu_signal(uint64_t value) noexcept;
@@ -154,6 +163,9 @@ struct Semaphore {
                               halo_external_handle_t* out_handle) noexcept;
 
  private:
+  // How long pending_signals may grow without a payload read to prune it.
+  static constexpr size_t kUnprunedSignals = 64;
+
   // Prunes pending_signals up to |native| (signal_mutex held).
   void prune_pending(uint64_t native) noexcept;
   halo_status_t check_signal(uint64_t value, uint64_t native) noexcept;
@@ -169,8 +181,7 @@ halo_status_t create_exportable_timeline(Device* device, uint64_t initial_value,
 // |deadline|: OK when met, DEADLINE_EXCEEDED, or the failure status of a
 // failed semaphore. A poll allocates nothing. Thread-safe.
 halo_status_t wait_semaphores(Device* device, halo_wait_mode_t mode,
-                              size_t count,
-                              halo_semaphore_t* const* semaphores,
+                              size_t count, halo_semaphore_t* const* semaphores,
                               const uint64_t* values,
                               halo_time_ns_t deadline) noexcept;
 

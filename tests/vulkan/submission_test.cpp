@@ -3,7 +3,8 @@
 // host until they are reached, then hand it to the GPU, and a submission
 // chained natively behind such work follows it; a failed foreign wait
 // fails every signal with a copy of its status and runs nothing; host
-// signals release deferred work round after round without a deadlock; and
+// signals release deferred work round after round without a deadlock; a
+// signal the host passed while its work waited fails its semaphore; and
 // submissions the queue cannot take are refused before anything is queued.
 #include <cstdlib>
 #include <string>
@@ -71,8 +72,8 @@ TEST_F(SubmissionTest, HostSignalsReleaseDeferredWorkRoundAfterRound) {
     SemaphorePtr gate = make_semaphore(0, gate_device);
     SemaphorePtr done = make_semaphore();
     for (uint64_t value = 1; value <= rounds; ++value) {
-      HALO_ASSERT_OK(submit(nullptr, {gate.get()}, {value}, {done.get()},
-                            {value}));
+      HALO_ASSERT_OK(
+          submit(nullptr, {gate.get()}, {value}, {done.get()}, {value}));
       HALO_ASSERT_OK(halo_semaphore_signal(gate.get(), value));
       HALO_ASSERT_OK(wait(done.get(), value));
     }
@@ -117,6 +118,25 @@ TEST_F(SubmissionTest, FailedForeignWaitFailsEverySignalWithACopy) {
   EXPECT_EQ(again.code(), HALO_STATUS_DATA_LOSS) << again.describe();
   HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(kGenerousMs)));
   EXPECT_EQ(read(buffer.get(), kWords), std::vector<uint32_t>(kWords, 7));
+}
+
+// Work held back on the host, whose signal the host then passes on the
+// same device: when the work goes to the GPU, Vulkan must not signal the
+// lower value (the payload may not go back), so the queue signals it from
+// the host, which fails the semaphore naming both values. The queue knows
+// the payload passed without reading it only if it counts host signals
+// among what may have moved it (Semaphore::highest_set).
+TEST_F(SubmissionTest,
+       ASignalTheHostPassedWhileTheWorkWaitedFailsTheSemaphore) {
+  SemaphorePtr gate = make_semaphore(), target = make_semaphore();
+  HALO_ASSERT_OK(submit(nullptr, {gate.get()}, {1}, {target.get()}, {1000}));
+  HALO_ASSERT_OK(halo_semaphore_signal(target.get(), 1001));
+  HALO_ASSERT_OK(halo_semaphore_signal(gate.get(), 1));
+  Status waited(wait(target.get(), 1002));
+  EXPECT_EQ(waited.code(), HALO_STATUS_INVALID_ARGUMENT) << waited.describe();
+  EXPECT_NE(waited.message().find("1000"), std::string::npos);
+  EXPECT_NE(waited.message().find("1001"), std::string::npos);
+  HALO_ASSERT_OK(halo_device_wait_idle(device(), deadline_in_ms(kGenerousMs)));
 }
 
 TEST_F(SubmissionTest, RefusesWhatTheQueueCannotTake) {
