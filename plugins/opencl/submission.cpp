@@ -20,12 +20,10 @@ namespace {
 // The status a failed gate is given: the commands behind it end with it.
 constexpr cl_int kGateFailed = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
 
-// Between two queries of a polled completion event. Each query takes the
-// driver's lock that the caller's next enqueue needs: on the H100 a 1 µs
-// interval left a 10,000-submission chain at 145-181 ms, 4 µs at 137-141
-// ms, with round trips alike (bench/README.md). Host waits block on the
-// event themselves, so the interval delays only the worker's own landing.
-constexpr std::chrono::microseconds kPollInterval{4};
+// Between two queries of a polled completion event (each takes the lock
+// the caller's next enqueue needs). Host waits block on the event
+// themselves, so the interval delays only the worker's own landing.
+constexpr std::chrono::microseconds kPollInterval = sdk::kDriverPollInterval;
 // The worker's first query of issued work comes no sooner after the issue:
 // the shortest round trip on NVIDIA's H200 (an empty kernel, a 4-byte
 // fill) takes 11-12 µs, and earlier queries found nothing finished but

@@ -40,6 +40,7 @@
 #include "halo/sdk/in_flight_tracker.hpp"
 #include "halo/sdk/returned_allocations.hpp"
 #include "halo/sdk/plugin_threads.hpp"
+#include "halo/sdk/spin.hpp"
 #include "semaphore_keeper.hpp"
 #include "vulkan_api.hpp"
 
@@ -138,9 +139,9 @@ class Queue final : public SemaphoreKeeper {
   // sleep instead. Semaphores watched for other reasons change unseen by
   // the poll, so with any watched the thread sleeps.
   bool poll(uint64_t wake_value) noexcept;
-  // Between two reads of the oldest submission's signal: the opencl
-  // plugin's interval, which left NVIDIA's enqueues unslowed.
-  static constexpr std::chrono::microseconds kPollInterval{4};
+  // Between two reads of the oldest submission's signal.
+  static constexpr std::chrono::microseconds kPollInterval =
+      sdk::kDriverPollInterval;
   // How long the thread polls with nothing coming before it sleeps: longer
   // than NVIDIA's shortest round trips and an application's pause between
   // them, so that a stream of them never lets it sleep (bench/README.md).
