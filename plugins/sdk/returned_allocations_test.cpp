@@ -134,6 +134,29 @@ TEST(ReturnedAllocationsTest, FreeAllFreesBlocksTakenFromTheStackButNotReused) {
   EXPECT_EQ(live_allocations(), before);
 }
 
+// A queue whose completion thread gives back more than its submissions
+// take keeps at most kCapacity spares: the taker frees the rest.
+TEST(ReturnedAllocationsTest, SparesStayWithinTheCapacity) {
+  const long before = live_allocations();
+  {
+    ReturnedAllocations returned(fake_host());
+    std::vector<void*> taken;
+    for (int round = 0; round < 4; ++round) {
+      for (size_t i = 0; i < ReturnedAllocations::kCapacity; ++i) {
+        returned.give_back(block(), kBlockSize);
+      }
+      size_t size = 0;
+      taken.push_back(returned.take(kBlockSize, alignof(void*), &size));
+      ASSERT_NE(taken.back(), nullptr);
+      const long waiting =
+          live_allocations() - before - static_cast<long>(taken.size());
+      EXPECT_LE(waiting, static_cast<long>(ReturnedAllocations::kCapacity));
+    }
+    for (void* block : taken) fake_host().deallocate(block);
+  }
+  EXPECT_EQ(live_allocations(), before);
+}
+
 TEST(ReturnedAllocationsTest, GivenBackOnSomeThreadsTakenOnOthersEachOnce) {
   const long before = live_allocations();
   {

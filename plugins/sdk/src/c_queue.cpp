@@ -6,6 +6,7 @@
 // completed (halo_sdk_submission_complete posts it back), when it signals
 // or fails the signals, releases everything and goes.
 #include "halo/sdk/c/queue.h"
+
 #include "halo/sdk/completion_worker.hpp"
 #include "halo/sdk/host_semaphore.hpp"
 #include "halo/sdk/in_flight_tracker.hpp"

@@ -26,15 +26,28 @@ void* ReturnedAllocations::take(size_t size, size_t alignment,
                                 size_t* out_size) noexcept {
   // Concurrent submitters do not queue for a block: one allocates instead.
   if (taking_.test_and_set(std::memory_order_acquire)) return nullptr;
-  Block* block = spares_.load(std::memory_order_relaxed);
-  if (block == nullptr && head_.load(std::memory_order_relaxed) != nullptr) {
-    block = head_.exchange(nullptr, std::memory_order_acquire);
-    size_t taken = 0;
-    for (Block* b = block; b != nullptr; b = b->next) ++taken;
-    count_.fetch_sub(taken, std::memory_order_relaxed);
+  Block* excess = nullptr;
+  if (head_.load(std::memory_order_relaxed) != nullptr) {
+    // Taken whole whenever a submission comes, so that the completion
+    // thread's stack does not fill to kCapacity while the queue is in use:
+    // past it, that thread frees what it gives back.
+    Block* taken = head_.exchange(nullptr, std::memory_order_acquire);
+    size_t count = 1;
+    Block* last = taken;
+    for (; last->next != nullptr; last = last->next) ++count;
+    count_.fetch_sub(count, std::memory_order_relaxed);
+    last->next = spares_.load(std::memory_order_relaxed);
+    spares_.store(taken, std::memory_order_relaxed);
+    spare_count_ += count;
+    if (spare_count_ > kCapacity) excess = keep_spares(kCapacity);
   }
-  if (block != nullptr) spares_.store(block->next, std::memory_order_relaxed);
+  Block* block = spares_.load(std::memory_order_relaxed);
+  if (block != nullptr) {
+    spares_.store(block->next, std::memory_order_relaxed);
+    --spare_count_;
+  }
   taking_.clear(std::memory_order_release);
+  free_list(excess);
   if (block == nullptr) return nullptr;
   if (block->size < size ||
       reinterpret_cast<uintptr_t>(block) % alignment != 0) {
@@ -45,6 +58,16 @@ void* ReturnedAllocations::take(size_t size, size_t alignment,
   }
   *out_size = block->size;
   return block;
+}
+
+ReturnedAllocations::Block* ReturnedAllocations::keep_spares(
+    size_t count) noexcept {
+  Block* last = spares_.load(std::memory_order_relaxed);
+  for (size_t i = 1; i < count; ++i) last = last->next;
+  Block* excess = last->next;
+  last->next = nullptr;
+  spare_count_ = count;
+  return excess;
 }
 
 size_t ReturnedAllocations::free_list(Block* block) noexcept {
@@ -66,8 +89,10 @@ void ReturnedAllocations::free_all() noexcept {
   if (spares_.load(std::memory_order_relaxed) == nullptr) return;
   // A take under way means the queue is in use: its spares are wanted.
   if (taking_.test_and_set(std::memory_order_acquire)) return;
-  free_list(spares_.exchange(nullptr, std::memory_order_relaxed));
+  Block* spares = spares_.exchange(nullptr, std::memory_order_relaxed);
+  spare_count_ = 0;
   taking_.clear(std::memory_order_release);
+  free_list(spares);
 }
 
 }  // namespace halo::sdk

@@ -33,6 +33,11 @@ namespace halo::sdk {
 
 class ReturnedAllocations {
  public:
+  // Bounds the blocks waiting in the completion thread's stack (the memory
+  // kept while nobody submits and that thread, still busy, has not freed
+  // it yet), and the spares.
+  static constexpr size_t kCapacity = 256;
+
   explicit ReturnedAllocations(Host host) noexcept : host_(host) {}
   ~ReturnedAllocations() { free_all(); }
   ReturnedAllocations(const ReturnedAllocations&) = delete;
@@ -58,10 +63,6 @@ class ReturnedAllocations {
   }
 
  private:
-  // Bounds the memory kept while nobody submits and the queue's thread,
-  // still busy, has not freed it yet.
-  static constexpr size_t kCapacity = 256;
-
   // The first bytes of a block given back.
   struct Block {
     Block* next;
@@ -70,6 +71,9 @@ class ReturnedAllocations {
 
   // Frees every block of the list at |block|; returns how many.
   size_t free_list(Block* block) noexcept;
+  // Cuts the spares after their first |count| (with taking_ held); returns
+  // the rest, for the caller to free.
+  Block* keep_spares(size_t count) noexcept;
 
   const Host host_;
   // A stack pushed by give_back and taken whole by take and free_all, so no
@@ -77,12 +81,13 @@ class ReturnedAllocations {
   std::atomic<Block*> head_{nullptr};
   // The blocks in head_.
   std::atomic<size_t> count_{0};
-  // A stack taken whole from head_, popped one block at a time by the
-  // thread that holds taking_ (a take, or free_all): the completion thread
-  // never touches either while it works, so a submission's take costs it
-  // nothing. Atomic only for empty().
+  // The blocks taken from head_ and not reused yet, at most kCapacity,
+  // popped one at a time by the thread that holds taking_ (a take, or
+  // free_all): the completion thread never touches them. Atomic only for
+  // empty().
   std::atomic_flag taking_;
   std::atomic<Block*> spares_{nullptr};
+  size_t spare_count_ = 0;  // Guarded by taking_.
 };
 
 }  // namespace halo::sdk

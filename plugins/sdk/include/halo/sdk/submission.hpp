@@ -283,7 +283,7 @@ T* Submission::create(Host host, ReturnedAllocations* recycled,
   static_assert(std::is_base_of_v<Submission, T>);
   AllocationPlan allocation_plan(sizeof(T));
   Layout layout = plan(allocation_plan, lists);
-  constexpr bool kHasExtra = requires(AllocationPlan & p) {
+  constexpr bool kHasExtra = requires(AllocationPlan& p) {
     T::plan_extra(p, lists);
   };
   auto extra = [&] {
