@@ -55,22 +55,31 @@ TEST(ReturnedAllocationsTest, BlocksBeyondTheCapacityAreFreedAtOnce) {
   EXPECT_EQ(live_allocations(), before);
 }
 
+constexpr int kPerThread = 20000;
+
+// Two threads give back kPerThread blocks each while two others call
+// |other| kPerThread times each, with the round's number.
+template <class Other>
+void give_back_beside(ReturnedAllocations& returned, Other other) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kPerThread; ++i) {
+        returned.give_back(block(), kBlockSize);
+      }
+    });
+    threads.emplace_back([&] {
+      for (int i = 0; i < kPerThread; ++i) other(i);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+}
+
 TEST(ReturnedAllocationsTest, GivenBackOnSomeThreadsFreedOnOthersEachOnce) {
   const long before = live_allocations();
   {
     ReturnedAllocations returned(fake_host());
-    constexpr int kPerThread = 20000;
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 2; ++t) {
-      threads.emplace_back([&] {
-        for (int i = 0; i < kPerThread; ++i)
-          returned.give_back(block(), kBlockSize);
-      });
-      threads.emplace_back([&] {
-        for (int i = 0; i < kPerThread; ++i) returned.free_all();
-      });
-    }
-    for (auto& thread : threads) thread.join();
+    give_back_beside(returned, [&](int) { returned.free_all(); });
     returned.free_all();
     EXPECT_EQ(live_allocations(), before);
     // The count of blocks waiting came back to 0: the whole capacity is
@@ -161,27 +170,16 @@ TEST(ReturnedAllocationsTest, GivenBackOnSomeThreadsTakenOnOthersEachOnce) {
   const long before = live_allocations();
   {
     ReturnedAllocations returned(fake_host());
-    constexpr int kPerThread = 20000;
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 2; ++t) {
-      threads.emplace_back([&] {
-        for (int i = 0; i < kPerThread; ++i) {
-          returned.give_back(block(), kBlockSize);
-        }
-      });
-      // Takers put back what they take, as a queue's submissions come back.
-      threads.emplace_back([&] {
-        for (int i = 0; i < kPerThread; ++i) {
-          size_t size = 0;
-          void* taken = returned.take(kBlockSize, alignof(void*), &size);
-          if (taken == nullptr) continue;
-          std::memset(taken, 0xab, size);  // Only the taker's (ASan, TSan).
-          returned.give_back(taken, size);
-          if (i % 64 == 0) returned.free_all();
-        }
-      });
-    }
-    for (auto& thread : threads) thread.join();
+    // Takers put back what they take, as a queue's submissions come back.
+    give_back_beside(returned, [&](int round) {
+      size_t size = 0;
+      void* taken = returned.take(kBlockSize, alignof(void*), &size);
+      if (taken != nullptr) {
+        std::memset(taken, 0xab, size);  // Only the taker's (ASan, TSan).
+        returned.give_back(taken, size);
+      }
+      if (round % 64 == 0) returned.free_all();
+    });
   }
   EXPECT_EQ(live_allocations(), before);
 }

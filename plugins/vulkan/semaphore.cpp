@@ -187,6 +187,16 @@ void Semaphore::prune_pending(uint64_t native) noexcept {
   }
 }
 
+bool Semaphore::read_and_prune(uint64_t* out_native) noexcept {
+  halo_status_t status = native_value(out_native);
+  if (status != HALO_OK) {
+    host.free(status);  // A lost device: the caller takes the host's way.
+    return false;
+  }
+  prune_pending(*out_native);
+  return true;
+}
+
 bool Semaphore::gpu_reaches(uint64_t value) noexcept {
   std::lock_guard<std::mutex> lock(signal_mutex);
   // Known without a payload read (one driver call a wait): the shadow
@@ -199,12 +209,7 @@ bool Semaphore::gpu_reaches(uint64_t value) noexcept {
     return true;
   }
   uint64_t native = 0;
-  halo_status_t status = native_value(&native);
-  if (status != HALO_OK) {
-    host.free(status);
-    return false;
-  }
-  prune_pending(native);
+  if (!read_and_prune(&native)) return false;
   // A failure value from another side is no value reached: the wait takes
   // a timepoint, which sees the failure.
   if (native >= HALO_SEMAPHORE_FAILURE_VALUE) return false;
@@ -221,12 +226,7 @@ bool Semaphore::reserve_gpu_signal(uint64_t value) noexcept {
                            pending_signals.size() < kUnprunedSignals;
   if (!known_above) {
     uint64_t native = 0;
-    halo_status_t status = native_value(&native);
-    if (status != HALO_OK) {
-      host.free(status);
-      return false;
-    }
-    prune_pending(native);
+    if (!read_and_prune(&native)) return false;
     if (value <= native ||
         (!pending_signals.empty() && value <= pending_signals.back())) {
       return false;

@@ -168,6 +168,10 @@ struct Semaphore {
 
   // Prunes pending_signals up to |native| (signal_mutex held).
   void prune_pending(uint64_t native) noexcept;
+  // Reads the native payload into |out_native| and prunes pending_signals
+  // up to it (signal_mutex held); false, having freed the status, when the
+  // read fails.
+  bool read_and_prune(uint64_t* out_native) noexcept;
   halo_status_t check_signal(uint64_t value, uint64_t native) noexcept;
 };
 

@@ -147,13 +147,8 @@ void Semaphore::publish_failure() noexcept {
   if (!shared()) return;
   std::lock_guard<std::mutex> lock(signal_mutex);
   uint64_t native = 0;
-  halo_status_t status = native_value(&native);
-  if (status != HALO_OK) {
-    host.free(status);
-    return;
-  }
+  if (!read_and_prune(&native)) return;
   if (native >= HALO_SEMAPHORE_FAILURE_VALUE) return;
-  prune_pending(native);
   // Vulkan forbids a host signal at or past a pending GPU signal: the queue
   // publishes after that signal lands (Queue::complete).
   if (!pending_signals.empty()) return;
