@@ -82,16 +82,16 @@ size_t ReturnedAllocations::free_list(Block* block) noexcept {
 }
 
 void ReturnedAllocations::free_all() noexcept {
-  if (head_.load(std::memory_order_relaxed) != nullptr) {
-    Block* block = head_.exchange(nullptr, std::memory_order_acquire);
-    count_.fetch_sub(free_list(block), std::memory_order_relaxed);
-  }
-  if (spares_.load(std::memory_order_relaxed) == nullptr) return;
-  // A take under way means the queue is in use: its spares are wanted.
+  if (empty()) return;
+  // A take under way means the queue is in use: what waits is wanted. And
+  // only the holder of taking_ empties head_, so that a take that found it
+  // holding blocks still finds them when it takes them.
   if (taking_.test_and_set(std::memory_order_acquire)) return;
+  Block* given = head_.exchange(nullptr, std::memory_order_acquire);
   Block* spares = spares_.exchange(nullptr, std::memory_order_relaxed);
   spare_count_ = 0;
   taking_.clear(std::memory_order_release);
+  count_.fetch_sub(free_list(given), std::memory_order_relaxed);
   free_list(spares);
 }
 

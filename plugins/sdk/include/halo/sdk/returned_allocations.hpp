@@ -53,8 +53,8 @@ class ReturnedAllocations {
   // small, or another thread is taking one: the caller allocates).
   // Thread-safe.
   void* take(size_t size, size_t alignment, size_t* out_size) noexcept;
-  // Frees every block given back, but those of the spares while a take is
-  // under way. Thread-safe.
+  // Frees every block given back, unless a take is under way (the queue is
+  // in use then). Thread-safe.
   void free_all() noexcept;
   // Whether no block waits. Lock-free.
   bool empty() const noexcept {
@@ -77,14 +77,15 @@ class ReturnedAllocations {
 
   const Host host_;
   // A stack pushed by give_back and taken whole by take and free_all, so no
-  // block is ever popped from it alone (no ABA).
+  // block is ever popped from it alone (no ABA). Only the holder of
+  // taking_ takes it: a take that saw it hold blocks takes them.
   std::atomic<Block*> head_{nullptr};
   // The blocks in head_.
   std::atomic<size_t> count_{0};
   // The blocks taken from head_ and not reused yet, at most kCapacity,
   // popped one at a time by the thread that holds taking_ (a take, or
-  // free_all): the completion thread never touches them. Atomic only for
-  // empty().
+  // free_all): the completion thread, giving back, never touches them.
+  // Atomic only for empty().
   std::atomic_flag taking_;
   std::atomic<Block*> spares_{nullptr};
   size_t spare_count_ = 0;  // Guarded by taking_.
