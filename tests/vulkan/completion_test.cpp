@@ -34,6 +34,7 @@ class SubmissionGate : public VulkanTest {
         << layer << " is not loaded: is VK_LAYER_HALO_test_submission_gate "
         << "active?";
     signals_ = find<uint64_t (*)()>("halo_test_gate_signals");
+    batches_ = find<uint64_t (*)()>("halo_test_gate_batches");
     close_ = find<void (*)()>("halo_test_gate_close");
     holding_ = find<bool (*)()>("halo_test_gate_holding");
     open_ = find<bool (*)()>("halo_test_gate_open");
@@ -74,6 +75,7 @@ class SubmissionGate : public VulkanTest {
   }
 
   uint64_t (*signals_)() = nullptr;
+  uint64_t (*batches_)() = nullptr;
   void (*close_)() = nullptr;
   bool (*holding_)() = nullptr;
   bool (*open_)() = nullptr;
@@ -123,6 +125,54 @@ TEST_F(SubmissionGate, LinksWithoutTheirOwnSignalStillSignalCompletion) {
   ASSERT_TRUE(open_());
   HALO_EXPECT_OK(wait(foreign.get(), 1));
   HALO_EXPECT_OK(halo_device_wait_idle(device(), deadline_in_ms(kGenerousMs)));
+}
+
+// With the notification thread polling (vulkan_gate.polled): a submission
+// handed off while the thread polls ends by its own signal alone, as the
+// thread watches for it. If it is still in flight when the thread stops
+// polling, the thread's sleep must first submit a probe behind it, which
+// signals the completion semaphore it sleeps on; without the probe it
+// would sleep past the submission's end and never retire it. The gate
+// holds the submission past the thread's patience, whatever the timing.
+// Whether the thread is polling when a submission comes is up to timing,
+// so the test submits right after a round trip, when the thread polls for
+// the next hand-off, until one submission has come while it polled.
+using SubmissionGatePolled = SubmissionGate;
+
+TEST_F(SubmissionGatePolled, WorkHandedOffWhilePollingIsRetiredAfterItStops) {
+  SemaphorePtr warm = make_semaphore();
+  SemaphorePtr held = make_semaphore();
+  constexpr uint64_t kAttempts = 50;
+  bool came_while_polling = false;
+  for (uint64_t value = 1; value <= kAttempts && !came_while_polling; ++value) {
+    HALO_ASSERT_OK(link(nullptr, 0, warm.get(), value));
+    HALO_ASSERT_OK(wait(warm.get(), value));
+    const uint64_t signals_before = signals_();
+    close_();
+    HALO_ASSERT_OK(link(nullptr, 0, held.get(), value));
+    ASSERT_TRUE(holding_()) << "the layer did not hold the batch";
+    const uint64_t batches_after = batches_();
+    // Two signals: the thread was not polling, and the batch signalled the
+    // completion semaphore too.
+    came_while_polling = signals_() - signals_before == 1;
+    if (came_while_polling) {
+      EXPECT_TRUE(spin_until([&] { return batches_() > batches_after; }))
+          << "the thread stopped polling and submitted no probe behind the "
+             "held work";
+    }
+    ASSERT_TRUE(open_());
+    HALO_ASSERT_OK(wait(held.get(), value));
+    // The queue retired it: wait_idle returns.
+    HALO_ASSERT_OK(
+        halo_device_wait_idle(device(), deadline_in_ms(kGenerousMs)));
+    // The gate holds one batch in its life.
+    remove_();
+  }
+  if (!came_while_polling) {
+    GTEST_SKIP() << "no submission came while the thread polled, in "
+                 << kAttempts << " attempts (is HALO_VULKAN_COMPLETION_POLL=1 "
+                 << "set, as vulkan_gate.polled does?)";
+  }
 }
 
 }  // namespace

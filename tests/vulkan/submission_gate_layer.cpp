@@ -1,12 +1,12 @@
-// A Vulkan layer for the tests: it counts the semaphores that batches
-// submitted with vkQueueSubmit signal, and it can hold a queue's work in
-// flight for as long as a test needs. While its gate is closed, the next
-// batch submitted also waits for a timeline semaphore of the layer's, which
-// opening the gate signals from the host; the batch, and all the GPU orders
-// after it, stays on the GPU until then, on the real driver and without a
-// timing assumption. A test reaches the layer through the functions at the
-// end, found by opening the layer's library again (the dynamic linker hands
-// back the copy the Vulkan loader opened).
+// A Vulkan layer for the tests: it counts the batches submitted with
+// vkQueueSubmit and the semaphores they signal, and it can hold a queue's
+// work in flight for as long as a test needs. While its gate is closed, the
+// next batch submitted also waits for a timeline semaphore of the layer's,
+// which opening the gate signals from the host; the batch, and all the GPU
+// orders after it, stays on the GPU until then, on the real driver and
+// without a timing assumption. A test reaches the layer through the
+// functions at the end, found by opening the layer's library again (the
+// dynamic linker hands back the copy the Vulkan loader opened).
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -19,6 +19,7 @@ namespace halo_test_layer {
 namespace {
 
 std::atomic<uint64_t> g_signals{0};
+std::atomic<uint64_t> g_batches{0};
 
 // Guards everything below.
 std::mutex g_mutex;
@@ -83,6 +84,7 @@ VKAPI_ATTR VkResult VKAPI_CALL queue_submit(VkQueue queue, uint32_t count,
                                             VkFence fence) {
   auto next = next_device<PFN_vkQueueSubmit>(queue, "vkQueueSubmit");
   if (next == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+  g_batches.fetch_add(count, std::memory_order_relaxed);
   for (uint32_t i = 0; i < count; ++i) {
     g_signals.fetch_add(submits[i].signalSemaphoreCount,
                         std::memory_order_relaxed);
@@ -138,6 +140,12 @@ using halo_test_layer::g_mutex;
 extern "C" __attribute__((visibility("default"))) uint64_t
 halo_test_gate_signals() {
   return halo_test_layer::g_signals.load(std::memory_order_relaxed);
+}
+
+// Batches submitted so far, process-wide.
+extern "C" __attribute__((visibility("default"))) uint64_t
+halo_test_gate_batches() {
+  return halo_test_layer::g_batches.load(std::memory_order_relaxed);
 }
 
 // Holds the next batch submitted (on any queue) until the gate opens.
