@@ -208,6 +208,9 @@ bool Semaphore::gpu_reaches(uint64_t value) noexcept {
        (!failed() && value <= shadow.payload()))) {
     return true;
   }
+  // Nobody has set it that high (a wait on a host signal to come, or on
+  // work not yet submitted); a failure is no value reached either.
+  if (above_all_set(value)) return false;
   uint64_t native = 0;
   if (!read_and_prune(&native)) return false;
   // A failure value from another side is no value reached: the wait takes
@@ -222,8 +225,8 @@ bool Semaphore::reserve_gpu_signal(uint64_t value) noexcept {
   // Above highest_set, the value is above the payload and every pending
   // signal: no payload read, one driver call a submission fewer (but one
   // every kUnprunedSignals, to prune what the GPU has reached).
-  const bool known_above = !shared() && value > highest_set &&
-                           pending_signals.size() < kUnprunedSignals;
+  const bool known_above =
+      above_all_set(value) && pending_signals.size() < kUnprunedSignals;
   if (!known_above) {
     uint64_t native = 0;
     if (!read_and_prune(&native)) return false;
@@ -287,14 +290,26 @@ halo_status_t Semaphore::check_signal(uint64_t value,
   return HALO_OK;
 }
 
+bool Semaphore::signal_known_valid(uint64_t value) const noexcept {
+  const uint64_t trailing = shadow.payload();
+  return above_all_set(value) && pending_signals.empty() &&
+         value <= HALO_SEMAPHORE_MAX_VALUE && trailing < value &&
+         value - trailing <=
+             device->adapter->capabilities.max_semaphore_value_difference;
+}
+
 halo_status_t Semaphore::signal(uint64_t value) noexcept {
   uint64_t native = 0;
   {
     std::lock_guard<std::mutex> lock(signal_mutex);
     if (failed()) return shadow.clone_failure();
-    HALO_SDK_RETURN_IF_ERROR(native_value(&native));
+    // A signal known valid goes to the driver without a payload read (one
+    // driver call fewer on the signalling thread); an unshared semaphore's
+    // failure is in its shadow, checked above.
+    const bool read = !signal_known_valid(value);
+    if (read) HALO_SDK_RETURN_IF_ERROR(native_value(&native));
     if (native < HALO_SEMAPHORE_FAILURE_VALUE) {
-      HALO_SDK_RETURN_IF_ERROR(check_signal(value, native));
+      if (read) HALO_SDK_RETURN_IF_ERROR(check_signal(value, native));
       VkSemaphoreSignalInfo info = {};
       info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
       info.semaphore = semaphore;
@@ -371,8 +386,15 @@ halo_status_t Semaphore::acquire_timepoint(
 halo_status_t Semaphore::acquire_unwatched_timepoint(
     halo_timepoint_t* timepoint) noexcept {
   // The shadow trails GPU signals; bring it up to date so that a value
-  // already reached runs the callback inline, as the contract asks.
-  sync_shadow();
+  // already reached runs the callback inline, as the contract asks. A
+  // value nobody has set the payload to yet needs no read: a host signal
+  // that reaches it meanwhile raises the shadow, which the acquire sees.
+  bool reachable = true;
+  {
+    std::lock_guard<std::mutex> lock(signal_mutex);
+    reachable = !above_all_set(timepoint->value);
+  }
+  if (reachable) sync_shadow();
   return shadow.acquire(timepoint);
 }
 

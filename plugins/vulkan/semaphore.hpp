@@ -129,7 +129,7 @@ struct Semaphore {
   // For the queue, under its scheduling lock: true when the GPU will reach
   // |value| on its own (already reached, or a submission already handed to
   // the GPU signals at least |value|). Reads the payload only when neither
-  // the shadow nor a pending signal tells.
+  // the shadow, a pending signal nor highest_set tells.
   bool gpu_reaches(uint64_t value) noexcept;
   // The vtable's signal_committed (ABI 1.5): gpu_reaches for a semaphore
   // that has not failed. Another plugin's device waits on an import of it
@@ -166,6 +166,18 @@ struct Semaphore {
   // How long pending_signals may grow without a payload read to prune it.
   static constexpr size_t kUnprunedSignals = 64;
 
+  // Whether |value| is above the payload and every pending signal, known
+  // without a payload read: an unshared semaphore's payload moves only by
+  // this process's host signals and reserved GPU signals, never above
+  // highest_set (signal_mutex held).
+  bool above_all_set(uint64_t value) const noexcept {
+    return !shared() && value > highest_set;
+  }
+  // Whether a host signal of |value| passes check_signal whatever the
+  // payload: above everything set, with no GPU signal pending, and within
+  // the device's limit of the shadow, which trails the payload
+  // (signal_mutex held).
+  bool signal_known_valid(uint64_t value) const noexcept;
   // Prunes pending_signals up to |native| (signal_mutex held).
   void prune_pending(uint64_t native) noexcept;
   // Reads the native payload into |out_native| and prunes pending_signals
