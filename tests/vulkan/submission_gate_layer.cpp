@@ -18,11 +18,12 @@
 namespace halo_test_layer {
 namespace {
 
+// Guards everything below, and every change of the counts: a batch is
+// counted and gated (or not) at once, so a test that reads a count and
+// then closes the gate knows that every batch it counted went ungated.
+std::mutex g_mutex;
 std::atomic<uint64_t> g_signals{0};
 std::atomic<uint64_t> g_batches{0};
-
-// Guards everything below.
-std::mutex g_mutex;
 std::map<VkQueue, VkDevice> g_queue_devices;
 bool g_closing = false;
 // The gate: a timeline semaphore of |g_gate_device| at 0 until it opens.
@@ -40,11 +41,18 @@ VKAPI_ATTR void VKAPI_CALL get_device_queue(VkDevice device, uint32_t family,
   g_queue_devices[*out_queue] = device;
 }
 
-// The gate semaphore for a batch about to go to |queue|, creating it if the
-// gate was just closed; NULL when the gate is open.
-VkSemaphore take_gate(VkQueue queue) {
+// Counts the batches about to go to |queue| and returns the gate semaphore
+// for the first, creating it if the gate was just closed and the batch is
+// one the gate can hold (|gateable|); NULL when the gate is open.
+VkSemaphore count_and_take_gate(VkQueue queue, uint32_t count,
+                                const VkSubmitInfo* submits, bool gateable) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (!g_closing) return VK_NULL_HANDLE;
+  g_batches.fetch_add(count, std::memory_order_relaxed);
+  for (uint32_t i = 0; i < count; ++i) {
+    g_signals.fetch_add(submits[i].signalSemaphoreCount,
+                        std::memory_order_relaxed);
+  }
+  if (!gateable || !g_closing) return VK_NULL_HANDLE;
   auto found = g_queue_devices.find(queue);
   if (found == g_queue_devices.end() || g_gate != VK_NULL_HANDLE) {
     return VK_NULL_HANDLE;
@@ -84,14 +92,10 @@ VKAPI_ATTR VkResult VKAPI_CALL queue_submit(VkQueue queue, uint32_t count,
                                             VkFence fence) {
   auto next = next_device<PFN_vkQueueSubmit>(queue, "vkQueueSubmit");
   if (next == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
-  g_batches.fetch_add(count, std::memory_order_relaxed);
-  for (uint32_t i = 0; i < count; ++i) {
-    g_signals.fetch_add(submits[i].signalSemaphoreCount,
-                        std::memory_order_relaxed);
-  }
   const VkTimelineSemaphoreSubmitInfo* timeline =
       count > 0 ? timeline_of(submits[0]) : nullptr;
-  VkSemaphore gate = timeline != nullptr ? take_gate(queue) : VK_NULL_HANDLE;
+  VkSemaphore gate =
+      count_and_take_gate(queue, count, submits, timeline != nullptr);
   if (gate == VK_NULL_HANDLE) return next(queue, count, submits, fence);
   // The first batch again, with one more wait: the gate at 1.
   const VkSubmitInfo& first = submits[0];
