@@ -131,9 +131,11 @@ TEST_F(SubmissionGate, LinksWithoutTheirOwnSignalStillSignalCompletion) {
 // handed off while the thread polls ends by its own signal alone, as the
 // thread watches for it. If it is still in flight when the thread stops
 // polling, the thread's sleep must first submit a probe behind it, which
-// signals the completion semaphore it sleeps on; without the probe it
-// would sleep past the submission's end and never retire it. The gate
-// holds the submission past the thread's patience, whatever the timing.
+// signals the completion semaphore it sleeps on. Without the probe, an
+// unsliced sleep would last past the submission's end and never retire
+// it; sliced sleeps (lavapipe's) still retire it, only late. The test
+// therefore checks for the probe's batch itself. The gate holds the
+// submission past the thread's patience, whatever the timing.
 // Whether the thread is polling when a submission comes is up to timing,
 // so the test submits right after a round trip, when the thread polls for
 // the next hand-off, until one submission has come while it polled.
