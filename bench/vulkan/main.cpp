@@ -20,14 +20,27 @@ namespace {
 
 using BenchmarkFunction = void (*)(benchmark::State&);
 
+// Which side a variant measures.
+enum class Side { kRaw, kHalo };
+
 // Registers one variant. Every figure is wall-clock time: the timed thread
 // sleeps in host waits while the device (and, for halo, the plugin's
 // notification thread) works. It is measured by the library, or per
-// iteration by the body (|manual_time|).
-void add(const std::string& name, BenchmarkFunction body,
+// iteration by the body (|manual_time|). A raw run makes its own VkDevice
+// (RawDeviceScope), as a halo run makes its halo device: each side's runs
+// have only their own device in the process.
+void add(const std::string& name, Side side, BenchmarkFunction body,
          benchmark::TimeUnit unit, bool manual_time) {
-  benchmark::internal::Benchmark* benchmark =
-      benchmark::RegisterBenchmark(name.c_str(), body);
+  benchmark::internal::Benchmark* benchmark = nullptr;
+  if (side == Side::kHalo) {
+    benchmark = benchmark::RegisterBenchmark(name.c_str(), body);
+  } else {
+    benchmark = benchmark::RegisterBenchmark(name.c_str(),
+                                             [body](benchmark::State& state) {
+                                               RawDeviceScope device;
+                                               body(state);
+                                             });
+  }
   if (manual_time) {
     benchmark->UseManualTime();
   } else {
@@ -44,15 +57,16 @@ void add_pair(const char* family, BenchmarkFunction native,
               BenchmarkFunction native_retiring = nullptr,
               BenchmarkFunction native_retiring_polling = nullptr) {
   const std::string name(family);
-  add(name + "/native_vulkan", native, unit, manual_time);
+  add(name + "/native_vulkan", Side::kRaw, native, unit, manual_time);
   if (native_retiring != nullptr) {
-    add(name + "/native_vulkan_retiring", native_retiring, unit, manual_time);
-  }
-  if (native_retiring_polling != nullptr) {
-    add(name + "/native_vulkan_retiring_polling", native_retiring_polling, unit,
+    add(name + "/native_vulkan_retiring", Side::kRaw, native_retiring, unit,
         manual_time);
   }
-  add(name + "/halo", halo, unit, manual_time);
+  if (native_retiring_polling != nullptr) {
+    add(name + "/native_vulkan_retiring_polling", Side::kRaw,
+        native_retiring_polling, unit, manual_time);
+  }
+  add(name + "/halo", Side::kHalo, halo, unit, manual_time);
 }
 
 void register_benchmarks() {
@@ -67,12 +81,12 @@ void register_benchmarks() {
            submit_wait_native_retiring, submit_wait_native_retiring_polling);
   // Raw Vulkan twice: with the batch queued before the host signal, and
   // queued on it, as halo must (sync_benchmarks.cpp).
-  add("BM_VkHostSignalWake/native_vulkan", host_signal_wake_native,
+  add("BM_VkHostSignalWake/native_vulkan", Side::kRaw, host_signal_wake_native,
       benchmark::kMicrosecond, /*manual_time=*/false);
-  add("BM_VkHostSignalWake/native_vulkan_on_signal",
+  add("BM_VkHostSignalWake/native_vulkan_on_signal", Side::kRaw,
       host_signal_wake_native_on_signal, benchmark::kMicrosecond,
       /*manual_time=*/false);
-  add("BM_VkHostSignalWake/halo", host_signal_wake_halo,
+  add("BM_VkHostSignalWake/halo", Side::kHalo, host_signal_wake_halo,
       benchmark::kMicrosecond, /*manual_time=*/false);
   add_pair("BM_VkFill64MiB", fill_native, fill_halo, benchmark::kMillisecond);
   add_pair("BM_VkCopy64MiB", copy_native, copy_halo, benchmark::kMillisecond);
@@ -85,19 +99,19 @@ void register_benchmarks() {
 }
 
 // Reads the kernel and opens both sides: the halo driver, then the raw
-// device on the physical device the halo driver reports. The raw device is
-// made here, before any thread is pinned, so that the threads its driver
-// starts keep the process's full affinity.
+// instance on the physical device the halo driver reports. Each proves it
+// can make its device; the runs make their own.
 bool open_everything(const Settings& settings, std::string* error) {
   std::vector<uint32_t> spirv;
   if (!read_spirv(settings.kernel, &spirv, error)) return false;
   set_empty_kernel(std::move(spirv));
   if (!open_halo_driver(settings, error)) return false;
-  return open_raw_device(halo_device_info().uuid, error);
+  return open_raw_side(halo_device_info().uuid,
+                       settings.raw_external_extensions, error);
 }
 
 void close_everything() {
-  close_raw_device();
+  close_raw_side();
   close_halo_driver();
   if (raw_validation_messages() != 0) {
     std::fprintf(stderr,
@@ -113,6 +127,12 @@ void add_context(const Settings& settings) {
   benchmark::AddCustomContext("halo_device_driver", info.driver_version);
   benchmark::AddCustomContext("raw_device", raw_device().name +
                                                 " (same UUID, own VkDevice)");
+  std::string extensions;
+  for (const char* name : raw_device().extensions) {
+    extensions += extensions.empty() ? name : std::string(" ") + name;
+  }
+  benchmark::AddCustomContext("raw_device_extensions",
+                              extensions.empty() ? "none" : extensions);
   benchmark::AddCustomContext("halo_manifest", settings.manifest);
   benchmark::AddCustomContext("kernel", settings.kernel);
   const int cpu = pin_plan().main_cpu;

@@ -111,6 +111,34 @@ bool pick_compute_family(std::string* error) {
   return found;
 }
 
+// Keeps those of the plugin's external memory and semaphore extensions
+// (plugins/vulkan/external_support.cpp) the device offers, in
+// g_raw.extensions.
+bool pick_external_extensions(std::string* error) {
+  uint32_t count = 0;
+  VkResult result = vkEnumerateDeviceExtensionProperties(
+      g_raw.physical_device, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> offered(count);
+  if (result == VK_SUCCESS) {
+    result = vkEnumerateDeviceExtensionProperties(
+        g_raw.physical_device, nullptr, &count, offered.data());
+  }
+  if (result != VK_SUCCESS && result != VK_INCOMPLETE) {
+    *error = call_failed("vkEnumerateDeviceExtensionProperties", result);
+    return false;
+  }
+  for (const char* name : {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
+                           VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME,
+                           VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME}) {
+    for (const VkExtensionProperties& extension : offered) {
+      if (std::strcmp(extension.extensionName, name) == 0) {
+        g_raw.extensions.push_back(name);
+      }
+    }
+  }
+  return true;
+}
+
 bool create_device(std::string* error) {
   VkPhysicalDeviceVulkan12Features supported = {};
   supported.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
@@ -136,6 +164,8 @@ bool create_device(std::string* error) {
   info.pNext = &enabled;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;
+  info.enabledExtensionCount = static_cast<uint32_t>(g_raw.extensions.size());
+  info.ppEnabledExtensionNames = g_raw.extensions.data();
   VkResult result =
       vkCreateDevice(g_raw.physical_device, &info, nullptr, &g_raw.device);
   if (result != VK_SUCCESS) {
@@ -160,13 +190,9 @@ bool load_device_functions(std::string* error) {
   return true;
 }
 
-}  // namespace
-
-bool open_raw_device(const uint8_t (&uuid)[16], std::string* error) {
-  if (!create_instance(error) || !find_physical_device(uuid, error) ||
-      !pick_compute_family(error) || !create_device(error)) {
-    return false;
-  }
+// Creates the device and fetches its functions and queue into g_raw.
+bool open_device(std::string* error) {
+  if (!create_device(error)) return false;
   if (!load_device_functions(error)) {
     // vkDestroyDevice came from the loader's export, not the table.
     vkDestroyDevice(g_raw.device, nullptr);
@@ -174,16 +200,45 @@ bool open_raw_device(const uint8_t (&uuid)[16], std::string* error) {
     return false;
   }
   g_raw.vk.vkGetDeviceQueue(g_raw.device, g_raw.queue_family, 0, &g_raw.queue);
+  return true;
+}
+
+// Waits for the device to idle and destroys it.
+void close_device() {
+  if (g_raw.device == VK_NULL_HANDLE) return;
+  check_vk(g_raw.vk.vkDeviceWaitIdle(g_raw.device), "vkDeviceWaitIdle");
+  g_raw.vk.vkDestroyDevice(g_raw.device, nullptr);
+  g_raw.device = VK_NULL_HANDLE;
+  g_raw.queue = VK_NULL_HANDLE;
+  g_raw.vk = RawDeviceFunctions();
+}
+
+}  // namespace
+
+bool open_raw_side(const uint8_t (&uuid)[16], bool external_extensions,
+                   std::string* error) {
+  if (!create_instance(error) || !find_physical_device(uuid, error) ||
+      !pick_compute_family(error) ||
+      (external_extensions && !pick_external_extensions(error)) ||
+      !open_device(error)) {
+    return false;
+  }
+  close_device();
   vkGetPhysicalDeviceMemoryProperties(g_raw.physical_device, &g_raw.memory);
   return true;
 }
 
-void close_raw_device() {
-  if (g_raw.device != VK_NULL_HANDLE) {
-    check_vk(g_raw.vk.vkDeviceWaitIdle(g_raw.device), "vkDeviceWaitIdle");
-    g_raw.vk.vkDestroyDevice(g_raw.device, nullptr);
-    g_raw.device = VK_NULL_HANDLE;
+RawDeviceScope::RawDeviceScope() {
+  std::string error;
+  if (!open_device(&error)) {
+    std::fprintf(stderr, "halo-bench-vulkan: %s\n", error.c_str());
+    std::abort();
   }
+}
+
+RawDeviceScope::~RawDeviceScope() { close_device(); }
+
+void close_raw_side() {
   if (g_raw.instance != VK_NULL_HANDLE) {
     g_validation.stop(g_raw.instance);
     vkDestroyInstance(g_raw.instance, nullptr);

@@ -8,6 +8,13 @@
 // timeline semaphores enabled (a Vulkan 1.2 core feature). Same hardware,
 // same driver, separate VkDevice: what differs between the two sides is
 // halo's code, which is what the benchmarks measure.
+//
+// The instance stays open for the whole process; each raw benchmark run
+// makes its own VkDevice (RawDeviceScope) and lets it go when it ends, as
+// each halo run does with its halo device. Each side's runs so have only
+// their own VkDevice in the process: on NVIDIA's driver (580) a second,
+// idle VkDevice alone made raw Vulkan's host-signalled round trip some 9 %
+// slower (bench/README.md).
 #ifndef HALO_BENCH_VULKAN_RAW_VULKAN_HPP_
 #define HALO_BENCH_VULKAN_RAW_VULKAN_HPP_
 
@@ -15,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace halo::bench {
 
@@ -66,22 +74,42 @@ struct RawDevice {
   VkDevice device = VK_NULL_HANDLE;
   VkQueue queue = VK_NULL_HANDLE;
   uint32_t queue_family = 0;
+  // The device extensions enabled (none, or the plugin's external ones).
+  std::vector<const char*> extensions;
   VkPhysicalDeviceMemoryProperties memory = {};
   RawDeviceFunctions vk;
   std::string name;
 };
 
-// Creates the raw instance and device on the physical device whose
-// deviceUUID is |uuid|. Returns false and fills |error| when Vulkan 1.2,
-// the device, a compute queue or timeline semaphores are missing. Call
-// once, before any benchmark runs.
-bool open_raw_device(const uint8_t (&uuid)[16], std::string* error);
+// Creates the raw instance, finds the physical device whose deviceUUID is
+// |uuid| and its compute queue family, and creates the device once to
+// prove it can, with the plugin's external memory and semaphore
+// extensions where offered when |external_extensions|
+// (Settings::raw_external_extensions). Returns false and fills |error|
+// when Vulkan 1.2, the device, a compute queue or timeline semaphores are
+// missing. Call once, before any benchmark runs.
+bool open_raw_side(const uint8_t (&uuid)[16], bool external_extensions,
+                   std::string* error);
 
-// Waits for the device to idle and destroys the device and the instance.
-// Accepts being called when open_raw_device failed.
-void close_raw_device();
+// Destroys the instance. Accepts being called when open_raw_side failed.
+void close_raw_side();
 
-// Returns the raw device (valid between open and close).
+// Owns the raw VkDevice of one benchmark run: raw_device().device, its
+// functions and its queue are valid while it lives. Make it before pinning
+// the thread, so that the threads the driver starts keep the process's
+// full affinity. Aborts when the device cannot be made (it could at
+// open_raw_side).
+class RawDeviceScope {
+ public:
+  RawDeviceScope();
+  // Waits for the device to idle and destroys it.
+  ~RawDeviceScope();
+  RawDeviceScope(const RawDeviceScope&) = delete;
+  RawDeviceScope& operator=(const RawDeviceScope&) = delete;
+};
+
+// Returns the raw side: the instance and physical device between
+// open_raw_side and close_raw_side, the device within a RawDeviceScope.
 const RawDevice& raw_device();
 
 // Returns the number of messages the raw side's validation layer reported

@@ -50,6 +50,9 @@ bool load_settings(Settings* out, std::string* error) {
                             "share/halo/plugins.d/vulkan.json");
   out->kernel = pick_path("HALO_BENCH_VULKAN_KERNEL", HALO_BENCH_VULKAN_KERNEL,
                           "share/halo/bench/empty.spirv");
+  const char* external = std::getenv("HALO_BENCH_RAW_EXTERNAL");
+  out->raw_external_extensions =
+      external != nullptr && std::string(external) == "1";
   out->device_index = 0;
   const char* device = std::getenv("HALO_BENCH_DEVICE");
   if (device == nullptr || device[0] == '\0') return true;

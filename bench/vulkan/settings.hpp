@@ -22,6 +22,11 @@ struct Settings {
   // The index of the device among the vulkan driver's devices:
   // $HALO_BENCH_DEVICE, default 0.
   size_t device_index = 0;
+  // Whether the raw device enables the external memory and semaphore
+  // extensions the plugin enables on its device, where offered:
+  // $HALO_BENCH_RAW_EXTERNAL=1. Off by default, as a plain application's
+  // device would be; on, it shows what enabling them costs the driver.
+  bool raw_external_extensions = false;
 };
 
 // Reads the environment once. Returns false and fills |error| when
