@@ -79,13 +79,17 @@ void register_benchmarks() {
   add_pair("BM_VkSubmitWait", submit_wait_native, submit_wait_halo,
            benchmark::kMicrosecond, /*manual_time=*/false,
            submit_wait_native_retiring, submit_wait_native_retiring_polling);
-  // Raw Vulkan twice: with the batch queued before the host signal, and
-  // queued on it, as halo must (sync_benchmarks.cpp).
+  // Raw Vulkan three times: with the batch queued before the host signal,
+  // and queued on it, as halo must, also retiring each submission by
+  // polling, as halo does on a GPU (sync_benchmarks.cpp).
   add("BM_VkHostSignalWake/native_vulkan", Side::kRaw, host_signal_wake_native,
       benchmark::kMicrosecond, /*manual_time=*/false);
   add("BM_VkHostSignalWake/native_vulkan_on_signal", Side::kRaw,
       host_signal_wake_native_on_signal, benchmark::kMicrosecond,
       /*manual_time=*/false);
+  add("BM_VkHostSignalWake/native_vulkan_on_signal_retiring_polling",
+      Side::kRaw, host_signal_wake_native_on_signal_retiring_polling,
+      benchmark::kMicrosecond, /*manual_time=*/false);
   add("BM_VkHostSignalWake/halo", Side::kHalo, host_signal_wake_halo,
       benchmark::kMicrosecond, /*manual_time=*/false);
   add_pair("BM_VkFill64MiB", fill_native, fill_halo, benchmark::kMillisecond);

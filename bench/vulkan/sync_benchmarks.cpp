@@ -100,40 +100,54 @@ void submit_wait_halo(benchmark::State& state) {
   });
 }
 
-// Submit first (a wait before its signal, which timeline semaphores allow),
-// then signal from the host, then wait for the submission's own signal.
-void host_signal_wake_native(benchmark::State& state) {
+namespace {
+
+// The raw host-signalled wait. |on_signal| false: submit first (a wait
+// before its signal, which timeline semaphores allow), then signal from the
+// host. True: the same promise as halo's (DESIGN.md §5: work behind a
+// failed wait never runs): the batch is queued only once the host has
+// signalled its gate, so it waits on a value already reached; halo may not
+// queue it first, and the two figures show the promise's price. Then, in
+// both, wait for the submission's own signal. |how| as above: raw Vulkan
+// that also retires each submission as it ends keeps both of halo's
+// promises.
+void host_signal_wake_raw(benchmark::State& state, bool on_signal,
+                          Retiring how) {
   PinTimedThread pin;
   const RawDevice& raw = raw_device();
   RawSemaphore gate;
   RawSemaphore done;
+  std::unique_ptr<RawRetirer> retirer = retirer_if(how);
   uint64_t value = 0;
   run_timed(state, [&] {
     ++value;
-    raw_submit(raw, gate.get(), value, done.get(), value, VK_NULL_HANDLE);
+    if (!on_signal) {
+      raw_submit(raw, gate.get(), value, done.get(), value, VK_NULL_HANDLE,
+                 retirer.get());
+    }
     raw_signal(raw, gate.get(), value);
+    if (on_signal) {
+      raw_submit(raw, gate.get(), value, done.get(), value, VK_NULL_HANDLE,
+                 retirer.get());
+    }
     raw_wait(raw, done.get(), value);
   });
   raw_finish_run(raw);
 }
 
-// The same promise as halo's (DESIGN.md §5: work behind a failed wait never
-// runs): the batch is queued only once the host has signalled its gate, so
-// it waits on a value already reached. host_signal_wake_native queues it
-// first, which halo may not; the two raw figures show the promise's price.
+}  // namespace
+
+void host_signal_wake_native(benchmark::State& state) {
+  host_signal_wake_raw(state, /*on_signal=*/false, Retiring::kNo);
+}
+
 void host_signal_wake_native_on_signal(benchmark::State& state) {
-  PinTimedThread pin;
-  const RawDevice& raw = raw_device();
-  RawSemaphore gate;
-  RawSemaphore done;
-  uint64_t value = 0;
-  run_timed(state, [&] {
-    ++value;
-    raw_signal(raw, gate.get(), value);
-    raw_submit(raw, gate.get(), value, done.get(), value, VK_NULL_HANDLE);
-    raw_wait(raw, done.get(), value);
-  });
-  raw_finish_run(raw);
+  host_signal_wake_raw(state, /*on_signal=*/true, Retiring::kNo);
+}
+
+void host_signal_wake_native_on_signal_retiring_polling(
+    benchmark::State& state) {
+  host_signal_wake_raw(state, /*on_signal=*/true, Retiring::kPolling);
 }
 
 void host_signal_wake_halo(benchmark::State& state) {

@@ -34,6 +34,8 @@ void submit_wait_native_retiring_polling(benchmark::State& state);
 void submit_wait_halo(benchmark::State& state);
 void host_signal_wake_native(benchmark::State& state);
 void host_signal_wake_native_on_signal(benchmark::State& state);
+void host_signal_wake_native_on_signal_retiring_polling(
+    benchmark::State& state);
 void host_signal_wake_halo(benchmark::State& state);
 
 // transfer_benchmarks.cpp: a recorded fill or copy of 64 MiB.
