@@ -37,6 +37,7 @@ namespace {
 // The raw empty dispatch; |how|: whether and how each submission is also
 // retired as it ends (RawRetirer).
 void empty_dispatch_raw(benchmark::State& state, Retiring how) {
+  std::unique_ptr<RawRetirer> retirer = retirer_if(how);
   PinTimedThread pin;
   const RawDevice& raw = raw_device();
   RawPipeline pipeline(empty_kernel(), kEntryPoint);
@@ -46,7 +47,6 @@ void empty_dispatch_raw(benchmark::State& state, Retiring how) {
   raw.vk.vkCmdDispatch(commands.get(), 1, 1, 1);
   commands.end();
   RawSemaphore done;
-  std::unique_ptr<RawRetirer> retirer = retirer_if(how);
   uint64_t value = 0;
   run_timed(state, [&] {
     ++value;

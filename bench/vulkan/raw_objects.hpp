@@ -75,7 +75,8 @@ class RawRetirer {
 };
 
 // A retirer of the kind asked for, or none: a benchmark's raw baselines in
-// one body.
+// one body. Make it before PinTimedThread, whose core its thread would
+// otherwise share.
 inline std::unique_ptr<RawRetirer> retirer_if(Retiring how) {
   if (how == Retiring::kNo) return nullptr;
   return std::make_unique<RawRetirer>(how);

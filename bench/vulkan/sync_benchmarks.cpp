@@ -19,10 +19,10 @@ namespace {
 // The raw chain; |how|: whether and how each link is also retired as it
 // ends (RawRetirer).
 void chain_raw(benchmark::State& state, Retiring how) {
+  std::unique_ptr<RawRetirer> retirer = retirer_if(how);
   PinTimedThread pin;
   const RawDevice& raw = raw_device();
   RawSemaphore timeline;
-  std::unique_ptr<RawRetirer> retirer = retirer_if(how);
   uint64_t value = 0;
   run_timed(state, [&] {
     // Submission k waits for value k - 1 and signals k: each runs only
@@ -39,10 +39,10 @@ void chain_raw(benchmark::State& state, Retiring how) {
 
 // The raw submit + wait; |how| as above.
 void submit_wait_raw(benchmark::State& state, Retiring how) {
+  std::unique_ptr<RawRetirer> retirer = retirer_if(how);
   PinTimedThread pin;
   const RawDevice& raw = raw_device();
   RawSemaphore done;
-  std::unique_ptr<RawRetirer> retirer = retirer_if(how);
   uint64_t value = 0;
   run_timed(state, [&] {
     ++value;
@@ -113,11 +113,11 @@ namespace {
 // promises.
 void host_signal_wake_raw(benchmark::State& state, bool on_signal,
                           Retiring how) {
+  std::unique_ptr<RawRetirer> retirer = retirer_if(how);
   PinTimedThread pin;
   const RawDevice& raw = raw_device();
   RawSemaphore gate;
   RawSemaphore done;
-  std::unique_ptr<RawRetirer> retirer = retirer_if(how);
   uint64_t value = 0;
   run_timed(state, [&] {
     ++value;

@@ -76,8 +76,10 @@ void run_timed(benchmark::State& state, Step step,
 
 // Pins the timed thread for one benchmark run, on the same core for both
 // sides (pin_plan().main_cpu), and restores its affinity afterwards. Make
-// it after the run's devices: threads a driver starts inherit the affinity
-// of the thread that creates the device.
+// it after the run's devices and its RawRetirer: a thread inherits the
+// affinity of the thread that creates it, and neither a driver's threads
+// nor the retirer's (as halo's queue threads, made with its device) may
+// share the timed thread's core.
 class PinTimedThread {
  public:
   PinTimedThread() { pin_current_thread(pin_plan().main_cpu); }
